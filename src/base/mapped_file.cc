@@ -1,0 +1,103 @@
+#include "base/mapped_file.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace perflens {
+
+MappedFile::MappedFile(MappedFile&& o) noexcept { *this = std::move(o); }
+
+MappedFile& MappedFile::operator=(MappedFile&& o) noexcept {
+  if (this != &o) {
+    Reset();
+    owned_ = std::move(o.owned_);
+    mapped_ = o.mapped_;
+    size_ = o.size_;
+    data_ = mapped_ ? o.data_ : owned_.data();
+    name_ = std::move(o.name_);
+    o.data_ = nullptr;
+    o.size_ = 0;
+    o.mapped_ = false;
+  }
+  return *this;
+}
+
+MappedFile::~MappedFile() { Reset(); }
+
+void MappedFile::Reset() {
+  if (mapped_ && data_) munmap(const_cast<uint8_t*>(data_), size_);
+  data_ = nullptr;
+  size_ = 0;
+  mapped_ = false;
+  owned_.clear();
+}
+
+Result<MappedFile> MappedFile::Open(const std::string& path, uint64_t max_size) {
+  // O_NONBLOCK so that a FIFO named by hostile data never blocks the open.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return Err("{}: {}", path, strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    int e = errno;
+    ::close(fd);
+    return Err("{}: {}", path, strerror(e));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Err("{}: not a regular file", path);
+  }
+  if (static_cast<uint64_t>(st.st_size) > max_size) {
+    ::close(fd);
+    return Err("{}: file too large ({} bytes, limit {})", path, st.st_size, max_size);
+  }
+  MappedFile f;
+  f.name_ = path;
+  f.size_ = static_cast<size_t>(st.st_size);
+  if (f.size_ > 0) {
+    void* p = mmap(nullptr, f.size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED) {
+      int e = errno;
+      ::close(fd);
+      return Err("{}: mmap: {}", path, strerror(e));
+    }
+    madvise(p, f.size_, MADV_SEQUENTIAL);
+    f.data_ = static_cast<const uint8_t*>(p);
+    f.mapped_ = true;
+  }
+  ::close(fd);
+  return f;
+}
+
+Result<MappedFile> MappedFile::ReadAll(int fd, const std::string& name, uint64_t max_size) {
+  std::vector<uint8_t> buf;
+  size_t used = 0;
+  for (;;) {
+    if (buf.size() - used < 65536) buf.resize(buf.size() + std::max<size_t>(1 << 20, buf.size()));
+    ssize_t n = ::read(fd, buf.data() + used, buf.size() - used);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Err("{}: read: {}", name, strerror(errno));
+    }
+    if (n == 0) break;
+    used += static_cast<size_t>(n);
+    if (used > max_size) return Err("{}: input larger than {} bytes", name, max_size);
+  }
+  buf.resize(used);
+  return FromBuffer(std::move(buf), name);
+}
+
+MappedFile MappedFile::FromBuffer(std::vector<uint8_t> bytes, std::string name) {
+  MappedFile f;
+  f.owned_ = std::move(bytes);
+  f.data_ = f.owned_.data();
+  f.size_ = f.owned_.size();
+  f.name_ = std::move(name);
+  return f;
+}
+
+}  // namespace perflens

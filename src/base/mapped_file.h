@@ -1,0 +1,46 @@
+// MappedFile: a read-only mmap of a regular file, or an owned buffer (for pipes and
+// tests). Parsers take the bytes (std::span), never the file.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+
+namespace perflens {
+
+class MappedFile {
+ public:
+  MappedFile() = default;
+  MappedFile(MappedFile&& o) noexcept;
+  MappedFile& operator=(MappedFile&& o) noexcept;
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  ~MappedFile();
+
+  // Maps `path` read-only. Errors: open/stat/mmap failure, not a regular file, or
+  // larger than `max_size` bytes.
+  static Result<MappedFile> Open(const std::string& path, uint64_t max_size = UINT64_MAX);
+  // Reads all of fd (a pipe or stdin) into memory, at most `max_size` bytes.
+  static Result<MappedFile> ReadAll(int fd, const std::string& name, uint64_t max_size);
+  // Wraps an owned buffer.
+  static MappedFile FromBuffer(std::vector<uint8_t> bytes, std::string name = "<memory>");
+
+  std::span<const uint8_t> bytes() const { return {data_, size_}; }
+  const uint8_t* data() const { return data_; }
+  size_t size() const { return size_; }
+  const std::string& name() const { return name_; }
+
+ private:
+  void Reset();
+  const uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+  bool mapped_ = false;
+  std::vector<uint8_t> owned_;
+  std::string name_;
+};
+
+}  // namespace perflens

@@ -1,0 +1,81 @@
+// OrderedQueue: perf's ordered-events rule (tools/perf/util/ordered-events.c; spec A13).
+// Kernel records are queued by timestamp; each FINISHED_ROUND delivers every queued
+// record with time <= the largest timestamp seen before the *previous* round, in time
+// order (stable for equal times), so delivery lags one round behind. The queue holds
+// RecordViews (32 bytes each), never copies of records.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "perfdata/record.h"
+
+namespace perflens {
+
+class OrderedQueue {
+ public:
+  // Queues `r` with timestamp `t` (ns). Returns true when `t` is older than the last
+  // delivered record (perf's "unordered" count); it is still delivered, late.
+  bool Push(uint64_t t, const RecordView& r) {
+    q_.push_back({t, r});
+    if (t > max_timestamp_) max_timestamp_ = t;
+    return t < last_flush_;
+  }
+
+  // The FINISHED_ROUND flush.
+  template <typename Deliver>
+  void FlushRound(Deliver&& deliver) {
+    Flush(next_flush_, deliver);
+    next_flush_ = max_timestamp_;
+  }
+
+  // End of input: deliver everything.
+  template <typename Deliver>
+  void FlushAll(Deliver&& deliver) {
+    Flush(UINT64_MAX, deliver);
+  }
+
+  size_t size() const { return q_.size() - head_; }
+
+ private:
+  struct Entry {
+    uint64_t time;
+    RecordView r;
+  };
+
+  template <typename Deliver>
+  void Flush(uint64_t limit, Deliver& deliver) {
+    if (head_ == q_.size()) return;
+    // Entries before `sorted_` are already sorted; sort the rest and merge.
+    auto first = q_.begin() + static_cast<long>(head_);
+    auto mid = q_.begin() + static_cast<long>(sorted_);
+    auto by_time = [](const Entry& a, const Entry& b) { return a.time < b.time; };
+    std::stable_sort(mid, q_.end(), by_time);
+    std::inplace_merge(first, mid, q_.end(), by_time);
+    size_t i = head_;
+    while (i < q_.size() && q_[i].time <= limit) {
+      deliver(q_[i].r);
+      last_flush_ = q_[i].time;
+      ++i;
+    }
+    head_ = i;
+    if (head_ == q_.size()) {
+      q_.clear();
+      head_ = 0;
+    } else if (head_ > q_.size() / 2) {
+      q_.erase(q_.begin(), q_.begin() + static_cast<long>(head_));
+      head_ = 0;
+    }
+    sorted_ = q_.size();
+  }
+
+  std::vector<Entry> q_;
+  size_t head_ = 0;    // first undelivered entry
+  size_t sorted_ = 0;  // q_[head_, sorted_) is sorted by time
+  uint64_t max_timestamp_ = 0;
+  uint64_t next_flush_ = 0;
+  uint64_t last_flush_ = 0;
+};
+
+}  // namespace perflens

@@ -1,0 +1,132 @@
+// PerfFile: a perf.data file (file mode PERFILE2, legacy PERFFILE, or pipe mode), read
+// in place from an mmap or an in-memory buffer (pipes), in either byte order.
+//
+// Ownership: PerfFile owns the bytes; every RecordView it delivers points into them (or
+// into its decompression chunks) and stays valid until the PerfFile is destroyed.
+// Layouts: tools/perf/util/header.c (perf_file_header, attrs, feature index),
+// tools/perf/util/session.c (record framing, ordering, compression). Spec part A.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "base/mapped_file.h"
+#include "base/result.h"
+#include "perfdata/event_attr.h"
+#include "perfdata/features.h"
+#include "perfdata/record.h"
+#include "perfdata/sample.h"
+
+namespace perflens {
+
+// One event selector: an attr, its name and its sample ids.
+struct Evsel {
+  int index = 0;
+  EventAttr attr;
+  std::string name;  // "cycles:u", from EVENT_DESC / EVENT_UPDATE or synthesized
+  std::vector<uint64_t> ids;
+};
+
+// perf's name for an attr when the file carries none ("cycles", "cpu-clock:u", ...),
+// following evsel__name / evsel__add_modifiers.
+std::string SynthesizeEvselName(const EventAttr& attr);
+
+struct ReaderOptions {
+  // Deliver records < 64 in time order using the FINISHED_ROUND rules (spec A13).
+  bool ordered = true;
+  // Cap on bytes produced by COMPRESSED records; 0 means max(1 GiB, 64 × file size).
+  uint64_t max_decompressed_bytes = 0;
+  // Cap on bytes read from a pipe.
+  uint64_t max_pipe_bytes = 64ULL << 30;
+};
+
+struct ReadStats {
+  uint64_t nr_records[128] = {};  // by type; types >= 128 are counted in nr_unknown_type
+  uint64_t nr_unknown_type = 0;
+  uint64_t nr_records_total = 0;
+  uint64_t nr_unordered = 0;      // records older than the last flush bound
+  uint64_t compressed_bytes = 0;  // zstd payload bytes
+  uint64_t decompressed_bytes = 0;
+  uint64_t nr_bad_records = 0;    // records skipped because they were malformed
+  std::vector<std::string> warnings;  // at most a few, each naming offset and type
+  // Set when reading stopped before the end (truncation, bad header.size, ...). What was
+  // read before it has been delivered.
+  std::optional<Error> stopped;
+};
+
+class PerfFile {
+ public:
+  // Opens `path` ("-" reads standard input). Errors: I/O, bad magic, bad header,
+  // attrs that do not fit the file; each message names the file offset.
+  static Result<std::unique_ptr<PerfFile>> Open(const std::string& path,
+                                                const ReaderOptions& options = {});
+  // Parses bytes already in memory (tests, fuzzers, pipes).
+  static Result<std::unique_ptr<PerfFile>> FromBytes(MappedFile bytes,
+                                                     const ReaderOptions& options = {});
+
+  bool pipe_mode() const { return pipe_mode_; }
+  bool cross_endian() const { return loader_.swap; }
+  bool legacy_v1() const { return legacy_v1_; }
+  const Loader& loader() const { return loader_; }
+  const std::string& path() const { return file_.name(); }
+  uint64_t file_size() const { return file_.size(); }
+  uint64_t data_offset() const { return data_offset_; }
+  uint64_t data_size() const { return data_size_; }
+  uint64_t header_size() const { return header_size_; }
+  uint64_t attr_size() const { return attr_size_; }
+  const std::vector<Evsel>& evsels() const { return evsels_; }
+  const HeaderEnv& env() const { return env_; }
+  // Raw feature bitmap bit test (file mode); pipe mode reports features seen in-band.
+  bool HasFeature(int feature) const { return env_.Has(feature); }
+
+  // The evsel a SAMPLE belongs to (by id when several), or nullptr for an unknown id.
+  const Evsel* EvselForSample(const RecordView& r) const;
+  // The evsel whose sample_id trailer layout applies to a non-sample record.
+  const Evsel* EvselForRecord(const RecordView& r) const;
+  // Timestamp of any record: sample time, or the sample_id trailer's time; 0 if none.
+  uint64_t RecordTime(const RecordView& r) const;
+  // Decodes a sample record with its evsel; sets *evsel (nullptr for unknown id).
+  SampleError ParseSample(const RecordView& r, Sample* out, const Evsel** evsel) const;
+
+  // Delivers every data record (user records at once, kernel records in perf's order).
+  // Returns an error only for problems that make the whole file unreadable; a stop
+  // in the middle is reported in stats->stopped after what came before was delivered.
+  using RecordCallback = std::function<void(const RecordView&)>;
+  Status ReadRecords(const RecordCallback& cb, ReadStats* stats);
+
+ private:
+  PerfFile() = default;
+  Status ParseFileHeader();
+  Status ParsePipeHeader();
+  Status ParseLegacyAttrs();
+  Status ParseFeatures(const std::vector<uint8_t>& bits_present);
+  void IndexIds();
+  void AddHeaderAttr(const RecordView& r);
+  void ApplyEventUpdate(const RecordView& r);
+  void ApplyIdIndex(const RecordView& r);
+  void FinishEvsels();
+
+  MappedFile file_;
+  ReaderOptions options_;
+  Loader loader_;
+  bool pipe_mode_ = false;
+  bool legacy_v1_ = false;
+  uint64_t header_size_ = 0;
+  uint64_t attr_size_ = 0;
+  uint64_t data_offset_ = 0;
+  uint64_t data_size_ = 0;
+  std::vector<Evsel> evsels_;
+  std::unordered_map<uint64_t, int> id_to_evsel_;
+  HeaderEnv env_;
+  // sample id positions (spec A7), common to all evsels as perf requires.
+  int id_pos_ = -1;
+  int is_pos_ = -1;
+  bool sample_id_all_ = false;
+  uint64_t comp_mmap_len_ = 0;
+};
+
+}  // namespace perflens

@@ -1,0 +1,95 @@
+// Sample: one decoded PERF_RECORD_SAMPLE (A8 of the spec; field order as
+// tools/perf/util/evsel.c evsel__parse_sample). Variable-length parts are views into
+// the record bytes, decoded on access with the file's byte order: no allocation.
+#pragma once
+
+#include <cstdint>
+
+#include "base/byte_order.h"
+#include "perfdata/event_attr.h"
+#include "perfdata/record.h"
+
+namespace perflens {
+
+// A run of u64 in file byte order (callchain ips, registers, branch entries).
+struct U64Array {
+  const uint8_t* data = nullptr;
+  uint64_t size = 0;  // number of u64 elements
+  bool swap = false;
+  uint64_t operator[](uint64_t i) const { return Loader{swap}.U64(data + i * 8); }
+  bool empty() const { return size == 0; }
+};
+
+struct BranchEntry {
+  uint64_t from = 0, to = 0, flags = 0;
+};
+
+struct Sample {
+  uint64_t ip = 0;
+  uint32_t pid = UINT32_MAX, tid = UINT32_MAX;
+  uint64_t time = UINT64_MAX;  // ns, perf clock; UINT64_MAX when not recorded
+  uint64_t addr = 0;
+  uint64_t id = UINT64_MAX;
+  uint64_t stream_id = UINT64_MAX;
+  uint32_t cpu = UINT32_MAX;
+  uint64_t period = 0;  // attr.sample_period when PERF_SAMPLE_PERIOD is absent
+  uint64_t weight = 0;
+  uint16_t ins_lat = 0;
+  uint64_t data_src = 0;
+  uint64_t transaction = 0;
+  uint64_t phys_addr = 0;
+  uint64_t cgroup = 0;
+  uint64_t data_page_size = 0, code_page_size = 0;
+  uint16_t misc = 0;
+  uint16_t cpumode() const { return misc & kMiscCpumodeMask; }
+
+  U64Array read_values;  // raw read_format block (decode with the evsel's read_format)
+  U64Array callchain;    // ips[] including context markers, callee first
+  const uint8_t* raw_data = nullptr;
+  uint32_t raw_size = 0;
+  uint64_t branch_nr = 0;
+  uint64_t branch_hw_idx = UINT64_MAX;
+  U64Array branch_entries;  // 3 u64 per entry: from, to, flags
+  U64Array branch_counters;
+  uint64_t user_regs_abi = 0;
+  U64Array user_regs;
+  const uint8_t* user_stack = nullptr;
+  uint64_t user_stack_size = 0;  // bytes copied by the kernel
+  uint64_t user_stack_dyn_size = 0;  // valid prefix
+  uint64_t intr_regs_abi = 0;
+  U64Array intr_regs;
+  const uint8_t* aux_data = nullptr;
+  uint64_t aux_size = 0;
+
+  BranchEntry branch(uint64_t i) const {
+    return {branch_entries[3 * i], branch_entries[3 * i + 1], branch_entries[3 * i + 2]};
+  }
+};
+
+enum class SampleError {
+  kNone,
+  kTruncated,      // a fixed field runs past header.size
+  kBadCallchain,   // callchain nr larger than the record
+  kBadRaw,
+  kBadBranchStack,
+  kBadRegs,
+  kBadStack,
+  kBadAux,
+  kBadRead,
+};
+const char* SampleErrorName(SampleError e);
+
+// Decodes `r` (a PERF_RECORD_SAMPLE) using `attr`'s sample_type, read_format,
+// branch_sample_type and register masks. Every field is bounds-checked against
+// header.size. Errors are returned as a code so that callers can count them per type.
+SampleError DecodeSample(const RecordView& r, const EventAttr& attr, const Loader& ld, Sample* out);
+
+// Parses the sample_id trailer at the end of a non-sample record. Returns false when the
+// record is shorter than the trailer.
+bool DecodeSampleIdTrailer(const RecordView& r, uint64_t sample_type, const Loader& ld,
+                           SampleId* out);
+
+// Bytes of the sample_id trailer for `sample_type` (evsel__id_hdr_size).
+uint32_t SampleIdTrailerSize(uint64_t sample_type);
+
+}  // namespace perflens
