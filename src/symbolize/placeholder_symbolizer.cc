@@ -1,0 +1,2 @@
+// Placeholder until symbolizer.cc lands.
+namespace perflens {}

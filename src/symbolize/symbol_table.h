@@ -1,0 +1,43 @@
+// SymbolTable: the sorted symbols of one DSO, in the address space the DSO's maps hand
+// out through Map::MapIp — file offsets for user ELF DSOs (st_value converted through
+// the PT_LOAD that holds it), absolute addresses for the kernel, KSYMBOL and JIT maps.
+// Names live in one arena owned by the table; Symbol::name views into it.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace perflens {
+
+struct Symbol {
+  uint64_t start = 0;  // inclusive, in the table's address space
+  uint64_t end = 0;    // exclusive; zero-size symbols are extended by Finish()
+  std::string_view name;
+  uint8_t binding = 0;  // STB_LOCAL/GLOBAL/WEAK (ELF), 1 for others
+  uint8_t type = 0;     // STT_* (ELF), STT_FUNC for others
+};
+
+class SymbolTable {
+ public:
+  // Adds a symbol; `size` may be 0. The name is copied into the arena.
+  void Add(uint64_t start, uint64_t size, std::string_view name, uint8_t binding = 1, uint8_t type = 2);
+  // Sorts, removes duplicates at one address keeping perf's choice
+  // (symbols__fixup_duplicate), and extends zero-size symbols to the next start
+  // (symbols__fixup_end). Must be called once after the last Add.
+  void Finish();
+  // The symbol covering `addr`, or nullptr. O(log n).
+  const Symbol* Find(uint64_t addr) const;
+  size_t size() const { return symbols_.size(); }
+  bool empty() const { return symbols_.empty(); }
+  const std::vector<Symbol>& symbols() const { return symbols_; }
+
+ private:
+  std::string_view Store(std::string_view s);
+  std::vector<Symbol> symbols_;
+  std::deque<std::string> arena_;
+};
+
+}  // namespace perflens
