@@ -10,9 +10,6 @@ namespace {
 constexpr std::string_view kKernelMmapName = "[kernel.kallsyms]";
 
 bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-bool EndsWith(std::string_view s, std::string_view p) {
-  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
-}
 
 // "/lib/modules/6.1.0/kernel/fs/xfs/xfs.ko.xz" → "[xfs]" (perf's kmod_path__parse).
 std::string ModuleShortName(std::string_view path) {

@@ -5,6 +5,7 @@
 // Threads of one process share one Maps (shared_ptr); FORK of a new process copies it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 

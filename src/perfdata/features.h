@@ -96,6 +96,7 @@ struct HeaderEnv {
   std::optional<uint64_t> clockid_res_ns;
   std::optional<uint64_t> dir_format_version;
   uint32_t bpf_prog_info_count = 0, bpf_btf_count = 0;
+  std::vector<uint32_t> bpf_btf_ids;  // BPF_BTF entry ids, in file order
   struct Compressed { uint32_t version, type, level, ratio, mmap_len; };
   std::optional<Compressed> compressed;
   std::vector<std::pair<std::string, std::string>> cpu_pmu_caps;
