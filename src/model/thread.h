@@ -32,6 +32,8 @@ class Thread {
   // The current comm (the latest one set, as perf's thread__comm_str). perf names a
   // thread without COMM ":<tid>"; the Machine sets that at creation.
   const std::string& comm() const { return *comms_.back().name; }
+  // The interned current comm (stable pointer; equal strings share one pointer).
+  const std::string* comm_ptr() const { return comms_.back().name; }
   // The comm the thread had at `time` (ns).
   const std::string& CommAt(uint64_t time) const;
   const std::vector<CommEntry>& comms() const { return comms_; }

@@ -1,0 +1,186 @@
+// perflens command line: perf's subcommand and option names; the only place that
+// decides exit codes.
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "perfdata/perf_file.h"
+#include "report/dump_printer.h"
+#include "report/header_printer.h"
+#include "report/report.h"
+#include "report/stdio_printer.h"
+#include "symbolize/vdso.h"
+
+namespace perflens {
+namespace {
+
+void WriteOut(const std::string& s) { fwrite(s.data(), 1, s.size(), stdout); }
+void FlushOut(std::string* s) {
+  WriteOut(*s);
+  s->clear();
+}
+
+std::vector<std::string> SplitList(const std::vector<std::string>& in) {
+  std::vector<std::string> out;
+  for (const auto& item : in) {
+    size_t start = 0;
+    while (start <= item.size()) {
+      size_t comma = item.find(',', start);
+      if (comma == std::string::npos) comma = item.size();
+      if (comma > start) out.push_back(item.substr(start, comma - start));
+      start = comma + 1;
+    }
+  }
+  return out;
+}
+
+Result<std::unique_ptr<PerfFile>> OpenInput(const std::string& path) {
+  std::string p = path;
+  // perf reads a pipe when stdin is not a terminal and -i was not given.
+  auto file = PerfFile::Open(p);
+  if (!file) return file.error();
+  for (const auto& w : (*file)->env().warnings) fmt::print(stderr, "perflens: warning: {}\n", w);
+  return file;
+}
+
+int Fail(const Error& e) {
+  fmt::print(stderr, "perflens: {}\n", e.message);
+  return 1;
+}
+
+struct ReportArgs {
+  std::string input = "perf.data";
+  bool stdio = false, children = false, no_children = false, json = false;
+  std::vector<std::string> comms, dsos, symbols, pids, tids;
+  std::string call_graph;
+  ReportOptions options;
+};
+
+void AddSymbolOptions(CLI::App* cmd, SymbolizeOptions* so) {
+  cmd->add_option("--symfs", so->symfs, "Look for files relative to this directory");
+  cmd->add_option("--buildid-dir", so->buildid_dir, "Build-id cache directory (default ~/.debug or $PERF_BUILDID_DIR)");
+  cmd->add_option("--kallsyms", so->kallsyms, "kallsyms file for kernel symbols");
+  cmd->add_option("-k,--vmlinux", so->vmlinux, "vmlinux file for kernel symbols");
+  cmd->add_option("--vdso", so->vdso_image, "vdso image to use when its build-id matches the recorded one");
+  cmd->add_flag("!--no-demangle", so->demangle, "Do not demangle C++ symbols");
+}
+
+int RunReport(ReportArgs& a) {
+  ReportOptions& o = a.options;
+  if (a.children) o.children = true;
+  if (a.no_children) o.children = false;
+  if (a.json) o.format = "json";
+  if (!a.call_graph.empty()) o.call_graph = a.call_graph;
+  o.comms = SplitList(a.comms);
+  o.dsos = SplitList(a.dsos);
+  o.symbols = SplitList(a.symbols);
+  for (const auto& s : SplitList(a.pids)) o.pids.push_back(static_cast<uint32_t>(std::stoul(s)));
+  for (const auto& s : SplitList(a.tids)) o.tids.push_back(static_cast<uint32_t>(std::stoul(s)));
+  auto file = OpenInput(a.input);
+  if (!file) return Fail(file.error());
+  auto report = Report::Create(file->get(), o);
+  if (!report) return Fail(report.error());
+  Status st = (*report)->Process();
+  if (!st) return Fail(st.error());
+  std::string out;
+  if (o.show_header) out += FormatHeader(**file);
+  st = o.format == "json" ? PrintReportJson(**report, &out) : PrintReportStdio(**report, &out);
+  if (!st) return Fail(st.error());
+  WriteOut(out);
+  fflush(stdout);
+  const ReadStats& rs = (*report)->read_stats();
+  if (rs.stopped) fmt::print(stderr, "perflens: warning: {}\n", rs.stopped->message);
+  if (rs.nr_bad_records) fmt::print(stderr, "perflens: warning: {} malformed records skipped\n", rs.nr_bad_records);
+  for (const auto& w : rs.warnings) fmt::print(stderr, "perflens: warning: {}\n", w);
+  for (const auto& line : (*report)->SummaryLines()) fmt::print(stderr, "perflens: {}\n", line);
+  return 0;
+}
+
+}  // namespace
+}  // namespace perflens
+
+int main(int argc, char** argv) {
+  using namespace perflens;
+  CLI::App app{"perflens: fast, correct perf.data reports"};
+  app.require_subcommand(1);
+
+  ReportArgs ra;
+  CLI::App* report = app.add_subcommand("report", "Profile report, as perf report --stdio");
+  report->add_option("-i,--input", ra.input, "Input file (default ./perf.data; - for stdin)");
+  report->add_flag("--stdio", ra.stdio, "Plain text output (the default)");
+  report->add_option("-s,--sort", ra.options.sort, "Sort keys: comm,pid,tid,dso,sym,cpu");
+  report->add_option("-F,--fields", ra.options.fields, "Output fields: overhead,overhead_sys,overhead_us,sample,period + sort keys");
+  report->add_option("-t,--field-separator", ra.options.field_separator, "Separator between columns");
+  report->add_option("--percent-limit", ra.options.percent_limit, "Hide entries below this percentage");
+  report->add_flag("--children", ra.children, "Accumulate callchain costs (Children column)");
+  report->add_flag("--no-children", ra.no_children, "Self costs only");
+  report->add_option("-g,--call-graph", ra.call_graph, "Call graph mode (none)");
+  report->add_flag("-n,--show-nr-samples", ra.options.show_nr_samples, "Show sample counts");
+  report->add_option("--max-stack", ra.options.max_stack, "Callchain depth limit");
+  report->add_flag("--header", ra.options.show_header, "Print the perf.data header first");
+  report->add_flag("--json", ra.json, "JSON output with raw numbers");
+  report->add_option("--format", ra.options.format, "stdio or json");
+  report->add_option("--comms", ra.comms, "Only these comms");
+  report->add_option("-d,--dsos", ra.dsos, "Only these DSOs");
+  report->add_option("-S,--symbols", ra.symbols, "Only these symbols");
+  report->add_option("-p,--pid", ra.pids, "Only these process ids");
+  report->add_option("--tid", ra.tids, "Only these thread ids");
+  AddSymbolOptions(report, &ra.options.symbolize);
+
+  std::string header_input = "perf.data";
+  bool header_full = false;
+  CLI::App* header = app.add_subcommand("header", "Header information, as perf report --header-only");
+  header->add_option("-i,--input", header_input, "Input file");
+  header->add_flag("-I,--header-full", header_full, "Show topology details");
+
+  std::string dump_input = "perf.data";
+  CLI::App* dump = app.add_subcommand("dump", "One line per record, as perf report -D");
+  dump->add_option("-i,--input", dump_input, "Input file");
+
+  std::string stats_input = "perf.data";
+  CLI::App* stats = app.add_subcommand("stats", "Record counts, as perf report --stats");
+  stats->add_option("-i,--input", stats_input, "Input file");
+
+  std::string bid_input = "perf.data";
+  CLI::App* bidlist = app.add_subcommand("buildid-list", "Build-ids recorded in the file, as perf buildid-list");
+  bidlist->add_option("-i,--input", bid_input, "Input file");
+
+  CLI11_PARSE(app, argc, argv);
+  if (*report) return RunReport(ra);
+  if (*header) {
+    auto file = OpenInput(header_input);
+    if (!file) return Fail(file.error());
+    HeaderFormatOptions ho;
+    ho.full = header_full;
+    WriteOut(FormatHeader(**file, ho));
+    return 0;
+  }
+  if (*dump) {
+    auto file = OpenInput(dump_input);
+    if (!file) return Fail(file.error());
+    std::string out;
+    Status st = DumpRecords(**file, &out, FlushOut);
+    WriteOut(out);
+    return st ? 0 : Fail(st.error());
+  }
+  if (*stats) {
+    auto file = OpenInput(stats_input);
+    if (!file) return Fail(file.error());
+    std::string out;
+    Status st = PrintStats(**file, &out);
+    WriteOut(out);
+    return st ? 0 : Fail(st.error());
+  }
+  if (*bidlist) {
+    auto file = OpenInput(bid_input);
+    if (!file) return Fail(file.error());
+    for (const auto& b : (*file)->env().build_ids) fmt::print("{} {}\n", b.build_id.ToHex(), b.filename);
+    return 0;
+  }
+  return 0;
+}

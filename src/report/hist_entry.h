@@ -1,0 +1,35 @@
+// HistEntry: one row of a report — the values of the sort keys for a group of samples
+// and their summed period (perf's hist_entry + he_stat). Self ("Overhead") and
+// accumulated ("Children") stats are kept apart.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "model/dso.h"
+#include "symbolize/symbol_table.h"
+
+namespace perflens {
+
+struct HistStat {
+  uint64_t period = 0;      // sum of sample periods
+  uint64_t nr_samples = 0;
+  uint64_t period_sys = 0;  // kernel cpumode
+  uint64_t period_us = 0;   // user cpumode
+  uint64_t period_guest_sys = 0, period_guest_us = 0;
+};
+
+struct HistEntry {
+  // Sort-key values; only the ones the report sorts by are meaningful.
+  const std::string* comm = nullptr;
+  uint32_t pid = 0, tid = 0;
+  uint32_t cpu = UINT32_MAX;
+  Dso* dso = nullptr;           // nullptr → "[unknown]"
+  const Symbol* sym = nullptr;  // nullptr → unresolved, printed from `addr`
+  uint64_t addr = 0;            // MapIp(ip) (or ip without a map)
+  char level = '.';
+  HistStat self;
+  HistStat acc;  // Children: self plus periods of samples whose chain passes here
+};
+
+}  // namespace perflens

@@ -1,0 +1,59 @@
+#include "report/hists.h"
+
+#include <algorithm>
+
+#include "perfdata/perf_event.h"
+
+namespace perflens {
+
+Hists::Key Hists::MakeKey(const HistEntry& e) const {
+  Key k{};
+  for (size_t i = 0; i < keys_.size() && i < kMaxKeys; ++i) k[i] = keys_[i]->group(e);
+  return k;
+}
+
+size_t Hists::FindOrAdd(const HistEntry& proto) {
+  auto [it, inserted] = index_.try_emplace(MakeKey(proto), entries_.size());
+  if (inserted) {
+    entries_.push_back(proto);
+    entries_.back().self = {};
+    entries_.back().acc = {};
+  }
+  return it->second;
+}
+
+void Hists::AddSelf(HistEntry* e, uint64_t period, uint16_t cpumode) {
+  e->self.period += period;
+  e->self.nr_samples += 1;
+  switch (cpumode) {
+    case kMiscKernel: e->self.period_sys += period; break;
+    case kMiscUser: e->self.period_us += period; break;
+    case kMiscGuestKernel: e->self.period_guest_sys += period; break;
+    case kMiscGuestUser: e->self.period_guest_us += period; break;
+    default: break;
+  }
+}
+
+void Hists::AddAcc(HistEntry* e, uint64_t period) {
+  e->acc.period += period;
+  e->acc.nr_samples += 1;
+}
+
+std::vector<const HistEntry*> Hists::Sorted(bool children) const {
+  std::vector<const HistEntry*> rows;
+  rows.reserve(entries_.size());
+  for (const auto& e : entries_) rows.push_back(&e);
+  std::stable_sort(rows.begin(), rows.end(), [&](const HistEntry* a, const HistEntry* b) {
+    uint64_t pa = children ? a->acc.period : a->self.period;
+    uint64_t pb = children ? b->acc.period : b->self.period;
+    if (pa != pb) return pa > pb;
+    for (const SortKey* k : keys_) {
+      int c = k->order(*a, *b);
+      if (c != 0) return c < 0;
+    }
+    return false;
+  });
+  return rows;
+}
+
+}  // namespace perflens

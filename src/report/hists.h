@@ -1,0 +1,55 @@
+// Hists: the histogram of one evsel — HistEntries grouped by the selected sort keys, with
+// totals (perf's struct hists). Adding a sample is one hash probe; no allocation unless
+// a new row appears.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "report/hist_entry.h"
+#include "report/sort_key.h"
+
+namespace perflens {
+
+class Hists {
+ public:
+  static constexpr size_t kMaxKeys = 8;
+  explicit Hists(std::vector<const SortKey*> keys) : keys_(std::move(keys)) {}
+
+  // Finds or creates the row for `proto`'s key values and returns its index.
+  size_t FindOrAdd(const HistEntry& proto);
+  HistEntry& at(size_t i) { return entries_[i]; }
+
+  // Adds one sample's self period to its row.
+  static void AddSelf(HistEntry* e, uint64_t period, uint16_t cpumode);
+  static void AddAcc(HistEntry* e, uint64_t period);
+
+  // Rows in print order: by `children ? acc : self` period descending, then the sort
+  // keys' order.
+  std::vector<const HistEntry*> Sorted(bool children) const;
+
+  const std::vector<const SortKey*>& keys() const { return keys_; }
+  const std::vector<HistEntry>& entries() const { return entries_; }
+  uint64_t total_period = 0;
+  uint64_t nr_samples = 0;
+  uint64_t total_period_sys = 0, total_period_us = 0;
+
+ private:
+  using Key = std::array<uint64_t, kMaxKeys>;
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      uint64_t h = 0x9E3779B97F4A7C15ULL;
+      for (uint64_t v : k) h = (h ^ v) * 0x100000001B3ULL + (h >> 29);
+      return h;
+    }
+  };
+  Key MakeKey(const HistEntry& e) const;
+
+  std::vector<const SortKey*> keys_;
+  std::vector<HistEntry> entries_;  // stable indices; pointers valid until next FindOrAdd
+  std::unordered_map<Key, size_t, KeyHash> index_;
+};
+
+}  // namespace perflens

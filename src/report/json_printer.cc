@@ -1,0 +1,63 @@
+#include <nlohmann/json.hpp>
+
+#include "report/stdio_printer.h"
+
+namespace perflens {
+
+Status PrintReportJson(const Report& report, std::string* out) {
+  using nlohmann::json;
+  json doc;
+  doc["file"] = report.file().path();
+  doc["total_lost_samples"] = report.counters().total_lost_samples;
+  json sections = json::array();
+  std::string cell;
+  const auto& evsels = report.file().evsels();
+  for (size_t ei = 0; ei < report.hists().size(); ++ei) {
+    const Hists& h = report.hists()[ei];
+    if (h.nr_samples == 0) continue;
+    json sec;
+    sec["event"] = evsels[ei].name;
+    sec["samples"] = h.nr_samples;
+    sec["event_count"] = h.total_period;
+    json rows = json::array();
+    for (const HistEntry* e : h.Sorted(report.children())) {
+      json row;
+      row["period"] = e->self.period;
+      row["samples"] = e->self.nr_samples;
+      row["period_sys"] = e->self.period_sys;
+      row["period_us"] = e->self.period_us;
+      if (report.children()) row["children_period"] = e->acc.period;
+      row["overhead"] = h.total_period ? 100.0 * static_cast<double>(e->self.period) / static_cast<double>(h.total_period) : 0.0;
+      if (report.children())
+        row["children"] = h.total_period ? 100.0 * static_cast<double>(e->acc.period) / static_cast<double>(h.total_period) : 0.0;
+      for (const SortKey* k : h.keys()) {
+        if (k->name == "sym") {
+          row["symbol"] = e->sym ? json(std::string(e->sym->name)) : json(nullptr);
+          row["addr"] = e->addr;
+          row["level"] = std::string(1, e->level);
+        } else if (k->name == "dso") {
+          row["dso"] = std::string(DsoColumnName(e->dso));
+          if (e->dso) row["dso_path"] = e->dso->long_name();
+        } else if (k->name == "comm") {
+          row["comm"] = *e->comm;
+        } else if (k->name == "pid") {
+          row["pid"] = e->pid;
+          row["tid"] = e->tid;
+          row["comm"] = *e->comm;
+        } else if (k->name == "cpu") {
+          row["cpu"] = static_cast<int32_t>(e->cpu);
+        }
+      }
+      rows.push_back(std::move(row));
+    }
+    sec["rows"] = std::move(rows);
+    sections.push_back(std::move(sec));
+  }
+  doc["events"] = std::move(sections);
+  doc["warnings"] = report.SummaryLines();
+  *out += doc.dump(2);
+  out->push_back('\n');
+  return Status::Ok();
+}
+
+}  // namespace perflens

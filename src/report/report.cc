@@ -1,0 +1,176 @@
+#include "report/report.h"
+
+#include <algorithm>
+
+#include "perfdata/perf_event.h"
+
+namespace perflens {
+namespace {
+
+bool Contains(const std::vector<std::string>& list, std::string_view s) {
+  return std::find(list.begin(), list.end(), s) != list.end();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptions& options) {
+  std::unique_ptr<Report> r(new Report());
+  r->file_ = file;
+  r->options_ = options;
+  auto keys = ParseSortKeys(options.sort);
+  if (!keys) return keys.error();
+  if (keys->size() > Hists::kMaxKeys) return Err("at most {} sort keys", Hists::kMaxKeys);
+  r->sort_keys_ = *keys;
+  for (const auto& ev : file->evsels()) {
+    (void)ev;
+    r->hists_.emplace_back(r->sort_keys_);
+  }
+  for (const auto& ev : file->evsels())
+    if (ev.attr.sample_type & kSampleCallchain) r->has_callchains_ = true;
+  r->children_ = options.children.value_or(r->has_callchains_);
+  if (!r->has_callchains_) r->children_ = false;  // perf: nothing to accumulate
+
+  const HeaderEnv& env = file->env();
+  SymbolizeOptions so = options.symbolize;
+  if (so.recorded_osrelease.empty() && env.osrelease) so.recorded_osrelease = *env.osrelease;
+  if (so.recorded_arch.empty() && env.arch) so.recorded_arch = *env.arch;
+  r->machine_ = std::make_unique<Machine>(env.arch.value_or(""));
+  r->machine_->AddBuildIds(env.build_ids);
+  r->symbolizer_ = std::make_unique<Symbolizer>(so, r->machine_.get());
+  r->resolver_ = std::make_unique<Resolver>(r->machine_.get(), r->symbolizer_.get());
+  return r;
+}
+
+Status Report::Process() {
+  return file_->ReadRecords(
+      [this](const RecordView& r) {
+        switch (r.type) {
+          case kRecordSample:
+            ProcessSample(r);
+            break;
+          case kRecordLostSamples:
+            if (r.size >= 16) counters_.total_lost_samples += file_->loader().U64(r.data + 8);
+            break;
+          case kRecordLost: {
+            LostEvent e;
+            if (DecodeLost(r, file_->loader(), &e)) counters_.total_lost += e.lost;
+            break;
+          }
+          default:
+            machine_->ProcessRecord(*file_, r);
+            break;
+        }
+      },
+      &read_stats_);
+}
+
+bool Report::Filtered(const Thread* thread, const AddrLocation& al) const {
+  const ReportOptions& o = options_;
+  if (!o.comms.empty() && !Contains(o.comms, thread->comm())) return true;
+  if (!o.pids.empty() && std::find(o.pids.begin(), o.pids.end(), thread->pid()) == o.pids.end()) return true;
+  if (!o.tids.empty() && std::find(o.tids.begin(), o.tids.end(), thread->tid()) == o.tids.end()) return true;
+  if (!o.dsos.empty()) {
+    if (!al.dso) return true;
+    if (!Contains(o.dsos, al.dso->short_name()) && !Contains(o.dsos, al.dso->long_name())) return true;
+  }
+  if (!o.symbols.empty() && (!al.sym || !Contains(o.symbols, al.sym->name))) return true;
+  return false;
+}
+
+void Report::ProcessSample(const RecordView& r) {
+  Sample s;
+  const Evsel* ev = nullptr;
+  SampleError err = file_->ParseSample(r, &s, &ev);
+  if (!ev) {
+    ++counters_.nr_unknown_id;
+    return;
+  }
+  if (err != SampleError::kNone) {
+    ++counters_.nr_bad_samples;
+    return;
+  }
+  ++counters_.nr_samples;
+  Hists& hists = hists_[ev->index];
+  hists.total_period += s.period;
+  hists.nr_samples += 1;
+  const uint16_t cpumode = s.cpumode();
+  if (cpumode == kMiscKernel) hists.total_period_sys += s.period;
+  else if (cpumode == kMiscUser) hists.total_period_us += s.period;
+  else if (cpumode == kMiscGuestKernel || cpumode == kMiscGuestUser) ++counters_.nr_guest;
+
+  Thread* thread = machine_->FindOrCreateThread(s.pid, s.tid);
+  AddrLocation al = resolver_->Resolve(thread, cpumode, s.ip);
+  if (!al.dso) ++counters_.nr_no_map;
+  else if (!al.sym) ++counters_.nr_no_symbol;
+  if (al.dso) al.dso->hit = true;
+  if (Filtered(thread, al)) return;
+
+  HistEntry proto;
+  proto.comm = thread->comm_ptr();
+  proto.pid = thread->pid();
+  proto.tid = thread->tid();
+  proto.cpu = s.cpu;
+  proto.dso = al.dso;
+  proto.sym = al.sym;
+  proto.addr = al.addr;
+  proto.level = al.level;
+  size_t self_row = hists.FindOrAdd(proto);
+  Hists::AddSelf(&hists.at(self_row), s.period, cpumode);
+  if (!children_) return;
+
+  // Children: every distinct row on the callchain gets the period once (perf's
+  // hist_entry_iter cumulative mode, deduplicated by sort keys).
+  Hists::AddAcc(&hists.at(self_row), s.period);
+  chain_rows_.clear();
+  chain_rows_.push_back(self_row);
+  uint16_t frame_mode = kMiscUser;
+  const U64Array& chain = s.callchain;
+  uint64_t nr = chain.size;
+  int depth = 0;
+  for (uint64_t i = 0; i < nr; ++i) {
+    uint64_t ip = chain[i];
+    if (ip >= kContextMax) {
+      if (ip == kContextKernel) frame_mode = kMiscKernel;
+      else if (ip == kContextUser) frame_mode = kMiscUser;
+      else if (ip == kContextHv) frame_mode = kMiscHypervisor;
+      else {
+        ++counters_.nr_bad_callchains;  // perf drops chains with guest markers
+        return;
+      }
+      continue;
+    }
+    if (++depth > options_.max_stack) break;
+    AddrLocation fl = resolver_->Resolve(thread, frame_mode, ip);
+    proto.dso = fl.dso;
+    proto.sym = fl.sym;
+    // perf keys unresolved callchain nodes by the raw ip (fill_callchain_info).
+    proto.addr = fl.sym ? fl.addr : ip;
+    proto.level = fl.dso ? (fl.dso->is_kernel() ? 'k' : '.') : al.level;
+    size_t row = hists.FindOrAdd(proto);
+    if (std::find(chain_rows_.begin(), chain_rows_.end(), row) != chain_rows_.end()) continue;
+    chain_rows_.push_back(row);
+    Hists::AddAcc(&hists.at(row), s.period);
+  }
+}
+
+std::vector<std::string> Report::SummaryLines() const {
+  std::vector<std::string> lines;
+  const auto& c = counters_;
+  if (c.nr_samples == 0) return lines;
+  auto pct = [&](uint64_t n) { return 100.0 * static_cast<double>(n) / static_cast<double>(c.nr_samples); };
+  if (c.nr_no_map)
+    lines.push_back(fmt::format("{:.1f}% ({}/{}) samples in no map ([unknown])", pct(c.nr_no_map), c.nr_no_map,
+                                c.nr_samples));
+  if (c.nr_no_symbol)
+    lines.push_back(fmt::format("{:.1f}% ({}/{}) samples in a DSO without a symbol there", pct(c.nr_no_symbol),
+                                c.nr_no_symbol, c.nr_samples));
+  if (c.nr_unknown_id) lines.push_back(fmt::format("{} samples with an unknown sample id skipped", c.nr_unknown_id));
+  if (c.nr_bad_samples) lines.push_back(fmt::format("{} malformed samples skipped", c.nr_bad_samples));
+  if (c.nr_guest) lines.push_back(fmt::format("{} guest samples (guest machines are not modelled)", c.nr_guest));
+  if (c.nr_bad_callchains)
+    lines.push_back(fmt::format("{} callchains with guest/unknown context markers dropped", c.nr_bad_callchains));
+  for (auto& p : symbolizer_->Problems()) lines.push_back(p);
+  return lines;
+}
+
+}  // namespace perflens

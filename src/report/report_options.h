@@ -1,0 +1,30 @@
+// ReportOptions: what `perflens report` was asked for, with perf report's option names.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "symbolize/symbolizer.h"
+
+namespace perflens {
+
+struct ReportOptions {
+  std::string sort = "comm,dso,sym";  // -s/--sort
+  std::string fields;                 // -F/--fields; empty → overhead + sort keys
+  std::string field_separator;        // -t; empty → aligned columns
+  double percent_limit = 0;           // --percent-limit (percent)
+  std::optional<bool> children;       // --children/--no-children; unset → on with callchains
+  std::string call_graph = "graph";   // -g mode (only "none" is honoured for now)
+  bool show_nr_samples = false;       // -n
+  int max_stack = 127;                // --max-stack
+  bool show_header = false;           // --header
+  std::string format = "stdio";       // --stdio or "json"
+  // Filters (comma separated lists, as perf).
+  std::vector<std::string> comms, dsos, symbols;
+  std::vector<uint32_t> pids, tids;
+  SymbolizeOptions symbolize;
+};
+
+}  // namespace perflens

@@ -1,0 +1,37 @@
+#include "report/resolver.h"
+
+namespace perflens {
+
+const Symbol* Resolver::FindSymbol(Dso* dso, uint64_t addr) {
+  size_t h = (addr * 0x9E3779B97F4A7C15ULL ^ static_cast<uint64_t>(dso->id()) * 0xC2B2AE3D27D4EB4FULL) >> 52;
+  CacheSlot& slot = cache_[h & (cache_.size() - 1)];
+  if (slot.dso == dso && slot.addr == addr) return slot.sym;
+  const Symbol* sym = symbolizer_->Find(*dso, addr);
+  slot = {dso, addr, sym};
+  return sym;
+}
+
+AddrLocation Resolver::Resolve(Thread* thread, uint16_t cpumode, uint64_t ip) {
+  AddrLocation al;
+  al.cpumode = cpumode;
+  al.addr = ip;
+  switch (cpumode) {
+    case kMiscKernel: al.level = 'k'; break;
+    case kMiscUser: al.level = '.'; break;
+    case kMiscGuestKernel: al.level = 'g'; return al;
+    case kMiscGuestUser: al.level = 'u'; return al;
+    default: al.level = 'H'; return al;
+  }
+  const Map* map = machine_->FindMap(thread, cpumode, ip);
+  if (!map && cpumode == kMiscUser && static_cast<int64_t>(ip) < 0) {
+    // perf's "negative address in user mode" retry against the kernel maps.
+    map = machine_->kernel_maps().Find(ip);
+  }
+  if (!map || !map->dso) return al;
+  al.dso = map->dso;
+  al.addr = map->MapIp(ip);
+  al.sym = FindSymbol(al.dso, al.addr);
+  return al;
+}
+
+}  // namespace perflens

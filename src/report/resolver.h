@@ -1,0 +1,44 @@
+// Resolver: turns (thread, cpumode, ip) into perf's addr_location — the map's Dso, the
+// address inside it (Map::MapIp), the symbol and the level character ('k', '.', 'H') —
+// through the Machine and the Symbolizer (spec B4). Holds a small direct-mapped cache of
+// (dso, addr) → symbol so hot addresses cost one probe.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "model/machine.h"
+#include "symbolize/symbolizer.h"
+
+namespace perflens {
+
+struct AddrLocation {
+  Dso* dso = nullptr;            // nullptr: no map ("[unknown]")
+  uint64_t addr = 0;             // MapIp(ip) when a map was found, else ip
+  const Symbol* sym = nullptr;   // nullptr: unresolved
+  char level = '.';              // 'k' kernel, '.' user, 'g'/'u' guest, 'H' hypervisor/unknown
+  uint16_t cpumode = 0;          // the cpumode the lookup used
+};
+
+class Resolver {
+ public:
+  Resolver(Machine* machine, Symbolizer* symbolizer) : machine_(machine), symbolizer_(symbolizer) {}
+
+  // perf's thread__find_symbol: picks kernel or process maps by cpumode; a user-mode
+  // ip that lies in no user map but in the kernel range is looked up in the kernel maps.
+  AddrLocation Resolve(Thread* thread, uint16_t cpumode, uint64_t ip);
+
+ private:
+  const Symbol* FindSymbol(Dso* dso, uint64_t addr);
+
+  Machine* machine_;
+  Symbolizer* symbolizer_;
+  struct CacheSlot {
+    const Dso* dso = nullptr;
+    uint64_t addr = 0;
+    const Symbol* sym = nullptr;
+  };
+  std::array<CacheSlot, 4096> cache_{};
+};
+
+}  // namespace perflens

@@ -1,0 +1,120 @@
+#include "report/stdio_printer.h"
+
+#include <fmt/format.h>
+
+#include "report/output_fields.h"
+
+namespace perflens {
+namespace {
+
+// perf's convert_unit for the "# Samples:" line: 452 → "452 ", 4500 → "4K".
+std::string SamplesWithUnit(uint64_t v) {
+  char unit = ' ';
+  if (v > 1000) { v /= 1000; unit = 'K'; }
+  if (v > 1000) { v /= 1000; unit = 'M'; }
+  if (v > 1000) { v /= 1000; unit = 'G'; }
+  return fmt::format("{}{}", v, unit);
+}
+
+double Percent(uint64_t part, uint64_t total) {
+  return total ? 100.0 * static_cast<double>(part) / static_cast<double>(total) : 0.0;
+}
+
+void Pad(std::string* out, size_t n) { out->append(n, ' '); }
+
+}  // namespace
+
+Status PrintReportStdio(const Report& report, std::string* out) {
+  const ReportOptions& o = report.options();
+  const bool children = report.children();
+  const std::string& sep = o.field_separator;
+  const bool use_sep = !sep.empty();
+  const auto& evsels = report.file().evsels();
+
+  out->append("# To display the perf.data header info, please use --header/--header-only options.\n#\n");
+  fmt::format_to(std::back_inserter(*out), "#\n# Total Lost Samples: {}\n#\n", report.counters().total_lost_samples);
+
+  std::string cell;
+  for (size_t ei = 0; ei < report.hists().size(); ++ei) {
+    const Hists& h = report.hists()[ei];
+    if (h.nr_samples == 0) continue;  // perf's report.skip-empty
+    auto fields_or = BuildOutputFields(o.fields, h.keys(), children, o.show_nr_samples);
+    if (!fields_or) return fields_or.error();
+    std::vector<OutputField> fields = std::move(*fields_or);
+    fmt::format_to(std::back_inserter(*out), "# Samples: {} of event '{}'\n", SamplesWithUnit(h.nr_samples),
+                   evsels[ei].name);
+    fmt::format_to(std::back_inserter(*out), "# Event count (approx.): {}\n#\n", h.total_period);
+
+    std::vector<const HistEntry*> rows = h.Sorted(children);
+    // Text column widths over every row (perf's hists__calc_col_len).
+    for (auto& f : fields) {
+      if (f.numeric()) continue;
+      f.width = f.header.size();
+      for (const HistEntry* e : rows) {
+        cell.clear();
+        f.key->print(*e, &cell);
+        f.width = std::max(f.width, cell.size());
+      }
+    }
+
+    // Header.
+    out->append("# ");
+    for (size_t i = 0; i < fields.size(); ++i) {
+      const auto& f = fields[i];
+      if (i) out->append(use_sep ? sep : "  ");
+      if (f.numeric()) fmt::format_to(std::back_inserter(*out), "{:>{}}", f.header, f.width);
+      else fmt::format_to(std::back_inserter(*out), "{:<{}}", f.header, f.width);
+    }
+    out->push_back('\n');
+    if (!use_sep) {
+      out->append("# ");
+      for (size_t i = 0; i < fields.size(); ++i) {
+        if (i) out->append("  ");
+        out->append(fields[i].width, '.');
+      }
+      out->append("\n#\n");
+    }
+
+    for (const HistEntry* e : rows) {
+      uint64_t limit_period = children ? e->acc.period : e->self.period;
+      if (o.percent_limit > 0 && Percent(limit_period, h.total_period) < o.percent_limit) continue;
+      if (!use_sep) out->append("  ");
+      for (size_t i = 0; i < fields.size(); ++i) {
+        const auto& f = fields[i];
+        if (i) out->append(use_sep ? sep : "  ");
+        cell.clear();
+        bool percent = true;
+        switch (f.kind) {
+          case FieldKind::kOverhead: fmt::format_to(std::back_inserter(cell), "{:.2f}%", Percent(e->self.period, h.total_period)); break;
+          case FieldKind::kOverheadSys: fmt::format_to(std::back_inserter(cell), "{:.2f}%", Percent(e->self.period_sys, h.total_period)); break;
+          case FieldKind::kOverheadUs: fmt::format_to(std::back_inserter(cell), "{:.2f}%", Percent(e->self.period_us, h.total_period)); break;
+          case FieldKind::kChildren: fmt::format_to(std::back_inserter(cell), "{:.2f}%", Percent(e->acc.period, h.total_period)); break;
+          case FieldKind::kSamples: percent = false; fmt::format_to(std::back_inserter(cell), "{}", e->self.nr_samples); break;
+          case FieldKind::kPeriod: percent = false; fmt::format_to(std::back_inserter(cell), "{}", e->self.period); break;
+          case FieldKind::kSortKey: f.key->print(*e, &cell); break;
+        }
+        if (f.numeric()) {
+          (void)percent;
+          if (use_sep) {
+            // perf prints " %-*s" in separator mode: a space, then left-aligned.
+            out->push_back(' ');
+            out->append(cell);
+            if (cell.size() + 1 < f.width) Pad(out, f.width - 1 - cell.size());
+          } else {
+            if (cell.size() < f.width) Pad(out, f.width - cell.size());
+            out->append(cell);
+          }
+        } else {
+          out->append(cell);
+          bool last = i + 1 == fields.size();
+          if ((!last || f.key->pad_last) && cell.size() < f.width) Pad(out, f.width - cell.size());
+        }
+      }
+      out->push_back('\n');
+    }
+    out->append("\n\n");
+  }
+  return Status::Ok();
+}
+
+}  // namespace perflens
