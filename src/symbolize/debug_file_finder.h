@@ -9,15 +9,18 @@
 
 namespace perflens {
 
+// Declared in perf's order (binary_type_symtab[]); DebugFileCandidates keeps it.
 enum class CandidateKind {
-  kBuildIdCache,           // <buildid_dir>/.build-id/xx/yyyy/elf (or /vdso, /kallsyms)
-  kBuildIdCacheDebug,      // <buildid_dir>/.build-id/xx/yyyy/debug
   kDebuglink,              // .gnu_debuglink next to the binary, in .debug/, /usr/lib/debug
+  kBuildIdCache,           // <buildid_dir>/.build-id/xx/yyyy/elf (or /vdso, /kallsyms), and
+                           // <buildid_dir>/<long_name>/<bid>/elf
+  kBuildIdCacheDebug,      // <buildid_dir>/.build-id/xx/yyyy/debug
   kFedoraDebuginfo,        // /usr/lib/debug<path>.debug
   kUbuntuDebuginfo,        // /usr/lib/debug<path>
   kBuildIdDebuginfo,       // /usr/lib/debug/.build-id/xx/yyyy.debug
   kSystemPath,             // <path> itself
   kOpenEmbeddedDebuginfo,  // <dir>/.debug/<file>
+  kMixedupUbuntuDebuginfo, // /usr/lib/debug<path without /usr>
 };
 
 const char* CandidateKindName(CandidateKind kind);

@@ -22,12 +22,24 @@ struct Symbol {
 
 class SymbolTable {
  public:
+  SymbolTable() = default;
+  SymbolTable(SymbolTable&&) noexcept = default;
+  SymbolTable& operator=(SymbolTable&&) noexcept = default;
+  // Copies re-point every name into the copy's own arena.
+  SymbolTable(const SymbolTable& other);
+  SymbolTable& operator=(const SymbolTable& other);
+
   // Adds a symbol; `size` may be 0. The name is copied into the arena.
   void Add(uint64_t start, uint64_t size, std::string_view name, uint8_t binding = 1, uint8_t type = 2);
   // Sorts, removes duplicates at one address keeping perf's choice
   // (symbols__fixup_duplicate), and extends zero-size symbols to the next start
-  // (symbols__fixup_end). Must be called once after the last Add.
+  // (symbols__fixup_end), in perf's order (end fix-up first, so the last alias of a
+  // zero-size group is the one that gets a size). May be called again after more Adds
+  // (perf fixes .symtab, then again after adding .dynsym). Find needs it.
   void Finish();
+  // Cuts every symbol that starts before `addr` and ends after it at `addr` (perf does
+  // this to the symbol before .plt, which the end fix-up stretched over it).
+  void TruncateAt(uint64_t addr);
   // The symbol covering `addr`, or nullptr. O(log n).
   const Symbol* Find(uint64_t addr) const;
   size_t size() const { return symbols_.size(); }

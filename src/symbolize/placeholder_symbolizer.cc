@@ -1,2 +1,0 @@
-// Placeholder until symbolizer.cc lands.
-namespace perflens {}

@@ -1,0 +1,117 @@
+#include "symbolize/symbol_table.h"
+
+#include <algorithm>
+
+namespace perflens {
+namespace {
+
+constexpr uint8_t kStbGlobal = 1;
+constexpr uint8_t kStbWeak = 2;
+constexpr uint64_t kPage = 4096;
+
+size_t LeadingUnderscores(std::string_view s) {
+  size_t n = 0;
+  while (n < s.size() && s[n] == '_') ++n;
+  return n;
+}
+
+bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// perf 6.1 choose_best_symbol: true when `a` (inserted first) beats `b`. perf 6.1.x does
+// not yet prefer typed symbols over NOTYPE labels (checked against /usr/bin/perf).
+bool PreferFirst(const Symbol& a, const Symbol& b) {
+  uint64_t size_a = a.end - a.start, size_b = b.end - b.start;
+  if (size_b == 0 && size_a > 0) return true;
+  if (size_a == 0 && size_b > 0) return false;
+  bool weak_a = a.binding == kStbWeak, weak_b = b.binding == kStbWeak;
+  if (weak_b && !weak_a) return true;
+  if (weak_a && !weak_b) return false;
+  bool global_a = a.binding == kStbGlobal, global_b = b.binding == kStbGlobal;
+  if (global_a && !global_b) return true;
+  if (global_b && !global_a) return false;
+  size_t us_a = LeadingUnderscores(a.name), us_b = LeadingUnderscores(b.name);
+  if (us_b > us_a) return true;
+  if (us_a > us_b) return false;
+  if (a.name.size() > b.name.size()) return true;
+  if (a.name.size() < b.name.size()) return false;
+  // arch__choose_best_symbol: avoid "SyS" syscall aliases.
+  if (StartsWith(a.name, "SyS") || StartsWith(a.name, "compat_SyS")) return false;
+  return true;
+}
+
+}  // namespace
+
+SymbolTable::SymbolTable(const SymbolTable& other) { *this = other; }
+
+SymbolTable& SymbolTable::operator=(const SymbolTable& other) {
+  if (this == &other) return *this;
+  symbols_.clear();
+  arena_.clear();
+  symbols_.reserve(other.symbols_.size());
+  for (const Symbol& s : other.symbols_) {
+    Symbol copy = s;
+    copy.name = Store(s.name);
+    symbols_.push_back(copy);
+  }
+  return *this;
+}
+
+std::string_view SymbolTable::Store(std::string_view s) {
+  arena_.emplace_back(s);
+  return arena_.back();
+}
+
+void SymbolTable::Add(uint64_t start, uint64_t size, std::string_view name, uint8_t binding, uint8_t type) {
+  Symbol s;
+  s.start = start;
+  s.end = start + size < start ? UINT64_MAX : start + size;
+  s.name = Store(name);
+  s.binding = binding;
+  s.type = type;
+  symbols_.push_back(s);
+}
+
+void SymbolTable::Finish() {
+  if (symbols_.empty()) return;
+  // Stable: among equal starts the earlier Add comes first, like perf's rb-tree insert.
+  std::stable_sort(symbols_.begin(), symbols_.end(),
+                   [](const Symbol& a, const Symbol& b) { return a.start < b.start; });
+  // symbols__fixup_end: a zero-size symbol reaches the next start; the last one gets
+  // the rest of its page plus one page.
+  for (size_t i = 0; i + 1 < symbols_.size(); ++i) {
+    if (symbols_[i].end == symbols_[i].start) symbols_[i].end = symbols_[i + 1].start;
+  }
+  Symbol& last = symbols_.back();
+  if (last.end == last.start) {
+    uint64_t rounded = (last.start + kPage - 1) / kPage * kPage;
+    last.end = rounded + kPage < rounded ? UINT64_MAX : rounded + kPage;
+  }
+  // symbols__fixup_duplicate: one symbol per start, perf's choice.
+  std::vector<Symbol> out;
+  out.reserve(symbols_.size());
+  for (const Symbol& s : symbols_) {
+    if (!out.empty() && out.back().start == s.start) {
+      if (!PreferFirst(out.back(), s)) out.back() = s;
+      continue;
+    }
+    out.push_back(s);
+  }
+  symbols_ = std::move(out);
+}
+
+void SymbolTable::TruncateAt(uint64_t addr) {
+  for (Symbol& s : symbols_) {
+    if (s.start < addr && s.end > addr) s.end = addr;
+  }
+}
+
+const Symbol* SymbolTable::Find(uint64_t addr) const {
+  auto it = std::upper_bound(symbols_.begin(), symbols_.end(), addr,
+                             [](uint64_t a, const Symbol& s) { return a < s.start; });
+  if (it == symbols_.begin()) return nullptr;
+  --it;
+  if (addr < it->end || (addr == it->start && it->start == it->end)) return &*it;
+  return nullptr;
+}
+
+}  // namespace perflens

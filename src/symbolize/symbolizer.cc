@@ -1,0 +1,387 @@
+#include "symbolize/symbolizer.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <unordered_map>
+#include <algorithm>
+
+#include "base/result.h"
+#include "symbolize/debug_file_finder.h"
+#include "symbolize/elf_symbols.h"
+#include "symbolize/kallsyms.h"
+#include "symbolize/perf_map.h"
+#include "symbolize/vdso.h"
+
+namespace perflens {
+namespace {
+
+constexpr uint64_t kMaxTextFile = 512ull << 20;  // kallsyms, perf-PID.map
+
+bool IsRegularFile(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+// Reads a regular text file (also /proc files, whose size reads as 0) up to the limit.
+Result<std::string> ReadTextFile(const std::string& path) {
+  int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return Err("{}: {}", path, std::strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return Err("{}: not a regular file", path);
+  }
+  std::string text;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int e = errno;
+      close(fd);
+      return Err("{}: {}", path, std::strerror(e));
+    }
+    if (n == 0) break;
+    if (text.size() + n > kMaxTextFile) {
+      close(fd);
+      return Err("{}: larger than {} bytes", path, kMaxTextFile);
+    }
+    text.append(buf, n);
+  }
+  close(fd);
+  return text;
+}
+
+std::string Join(const std::vector<std::string>& v, size_t max_items = 6) {
+  std::string out;
+  for (size_t i = 0; i < v.size() && i < max_items; ++i) out += (i ? ", " : "") + v[i];
+  if (v.size() > max_items) out += fmt::format(", … ({} more)", v.size() - max_items);
+  return out;
+}
+
+// "[xfs]" for "[xfs]" or "/lib/modules/…/xfs.ko.xz"; '-' becomes '_' as the kernel does.
+std::string ModuleKey(const Dso& dso) {
+  const std::string& n = dso.long_name();
+  if (!n.empty() && n[0] == '[') return n;
+  std::string base = n.substr(n.rfind('/') + 1);
+  base = base.substr(0, base.find('.'));
+  for (char& c : base) {
+    if (c == '-') c = '_';
+  }
+  return "[" + base + "]";
+}
+
+struct Entry {
+  DsoLoadInfo info;
+  SymbolTable owned;
+  const SymbolTable* table = nullptr;
+};
+
+struct ProblemClass {
+  size_t dsos = 0;
+  std::string first;
+};
+
+}  // namespace
+
+struct Symbolizer::Impl {
+  SymbolizeOptions options;
+  const Machine* machine = nullptr;
+  std::string buildid_dir;
+  std::unordered_map<int, Entry> entries;
+  bool kallsyms_tried = false;
+  std::optional<KallsymsTables> kallsyms;
+  DsoLoadInfo kallsyms_info;
+  std::map<std::string, ProblemClass> problems;
+
+  Entry& Load(const Dso& dso);
+  void LoadUser(const Dso& dso, Entry* e);
+  void LoadKallsymsOnce(const Dso& kernel);
+  void LoadKernel(const Dso& dso, Entry* e);
+  void LoadJit(const Dso& dso, Entry* e);
+  void LoadKsymbol(const Dso& dso, Entry* e);
+  void LoadVdso(const Dso& dso, Entry* e);
+  void Fail(Entry* e, LoadStatus status, const std::string& cls, std::string message) {
+    e->info.status = status;
+    e->info.message = message;
+    ProblemClass& p = problems[cls];
+    if (p.dsos++ == 0) p.first = std::move(message);
+  }
+  void Loaded(Entry* e, SymbolTable table, std::string path) {
+    e->owned = std::move(table);
+    e->table = &e->owned;
+    e->info.status = LoadStatus::kLoaded;
+    e->info.path = std::move(path);
+  }
+};
+
+Symbolizer::Symbolizer(SymbolizeOptions options, const Machine* machine) : impl_(std::make_unique<Impl>()) {
+  impl_->options = std::move(options);
+  impl_->machine = machine;
+  impl_->buildid_dir = impl_->options.buildid_dir.empty() ? DefaultBuildIdDir() : impl_->options.buildid_dir;
+}
+
+Symbolizer::~Symbolizer() = default;
+
+const Symbol* Symbolizer::Find(const Dso& dso, uint64_t addr) {
+  Entry& e = impl_->Load(dso);
+  return e.table ? e.table->Find(addr) : nullptr;
+}
+
+const DsoLoadInfo& Symbolizer::Info(const Dso& dso) { return impl_->Load(dso).info; }
+
+std::vector<std::string> Symbolizer::Problems() const {
+  std::vector<std::string> out;
+  for (const auto& [cls, p] : impl_->problems) {
+    if (p.dsos == 1) out.push_back(p.first);
+    else out.push_back(fmt::format("{} ({} DSOs), e.g. {}", cls, p.dsos, p.first));
+  }
+  return out;
+}
+
+Entry& Symbolizer::Impl::Load(const Dso& dso) {
+  auto [it, inserted] = entries.try_emplace(dso.id());
+  Entry& e = it->second;
+  if (!inserted) return e;
+  switch (dso.kind()) {
+    case DsoKind::kUser: LoadUser(dso, &e); break;
+    case DsoKind::kKernel:
+    case DsoKind::kKernelModule: LoadKernel(dso, &e); break;
+    case DsoKind::kJitMap: LoadJit(dso, &e); break;
+    case DsoKind::kKsymbol: LoadKsymbol(dso, &e); break;
+    case DsoKind::kVdso:
+    case DsoKind::kVdso32:
+    case DsoKind::kVdsox32: LoadVdso(dso, &e); break;
+    case DsoKind::kAnon:
+    case DsoKind::kUnknown: e.info.status = LoadStatus::kNoSymbols; break;
+  }
+  return e;
+}
+
+// perf's dso__load for ELF files: walk the candidates, gate on the build-id, keep the
+// first with .symtab (syms) and the first with .dynsym (runtime image).
+void Symbolizer::Impl::LoadUser(const Dso& dso, Entry* e) {
+  const std::string& name = dso.long_name();
+  FinderOptions fo{options.symfs, buildid_dir, "elf"};
+  BuildId bid = dso.build_id();
+  std::string debuglink;
+  // The binary at its recorded path: its debuglink, and (no build-id recorded) its
+  // build-id so that debug files must match it, as perf does.
+  std::vector<Candidate> sys = DebugFileCandidates(name, BuildId{}, "", fo);
+  for (const Candidate& c : sys) {
+    if (c.kind != CandidateKind::kSystemPath || !IsRegularFile(c.path)) continue;
+    if (auto info = ReadElfInfo(c.path); info.ok()) {
+      if (bid.empty() || info->build_id == bid) debuglink = info->debuglink;
+      if (bid.empty()) bid = info->build_id;
+    }
+  }
+  std::string syms, runtime;
+  std::vector<std::string> looked, mismatches, errors;
+  for (const Candidate& c : DebugFileCandidates(name, bid, debuglink, fo)) {
+    looked.push_back(c.path);
+    if (!IsRegularFile(c.path)) continue;
+    auto info = ReadElfInfo(c.path);
+    if (!info.ok()) {
+      errors.push_back(info.error().message);
+      continue;
+    }
+    if (!bid.empty() && !(info->build_id == bid)) {
+      std::string has = info->build_id.empty() ? "no build-id" : info->build_id.ToHex();
+      mismatches.push_back(fmt::format("{} has {}", c.path, has));
+      continue;
+    }
+    if (syms.empty() && info->has_symtab) syms = c.path;
+    if (runtime.empty() && info->has_dynsym) runtime = c.path;
+    if (!syms.empty() && !runtime.empty()) break;
+  }
+  if (syms.empty() && runtime.empty()) {
+    if (!mismatches.empty()) {
+      Fail(e, LoadStatus::kBuildIdMismatch, "build-id mismatch",
+           fmt::format("{}: no file with build-id {} ({})", name, bid.ToHex(), Join(mismatches)));
+    } else if (!errors.empty()) {
+      Fail(e, LoadStatus::kError, "unreadable", fmt::format("{}: {}", name, Join(errors, 2)));
+    } else if (std::find_if(looked.begin(), looked.end(), IsRegularFile) != looked.end()) {
+      Fail(e, LoadStatus::kNoSymbols, "no symbols", fmt::format("{}: no .symtab or .dynsym", name));
+    } else {
+      std::string want = bid.empty() ? "" : fmt::format(" with build-id {}", bid.ToHex());
+      Fail(e, LoadStatus::kNotFound, "not found", fmt::format("{}: no file{} (looked in: {})", name, want, Join(looked)));
+    }
+    return;
+  }
+  if (syms.empty()) syms = runtime;
+  if (runtime.empty()) runtime = syms;
+  ElfSymbolOptions eo;
+  eo.demangle = options.demangle;
+  auto table = LoadElfSymbols(syms, runtime, eo);
+  if (!table.ok()) {
+    Fail(e, LoadStatus::kError, "unreadable", fmt::format("{}: {}", name, table.error().message));
+    return;
+  }
+  Loaded(e, std::move(*table), syms);
+}
+
+void Symbolizer::Impl::LoadKallsymsOnce(const Dso& kernel) {
+  if (kallsyms_tried) return;
+  kallsyms_tried = true;
+  std::string bid = kernel.build_id().ToHex();
+  std::vector<std::string> paths;
+  if (!options.kallsyms.empty()) {
+    paths.push_back(options.kallsyms);
+  } else {
+    if (!bid.empty() && !buildid_dir.empty()) {
+      paths.push_back(buildid_dir + "/[kernel.kallsyms]/" + bid + "/kallsyms");
+      paths.push_back(buildid_dir + "/.build-id/" + bid.substr(0, 2) + "/" + bid.substr(2) + "/kallsyms");
+      paths.push_back(buildid_dir + "/[kernel.kallsyms]/" + bid);  // old cache layout
+    }
+    std::string running = RunningKernelBuildIdHex();
+    if (bid.empty() || running == bid) paths.push_back("/proc/kallsyms");
+  }
+  std::string ref = machine && !machine->kernel_ref_symbol().empty() ? machine->kernel_ref_symbol() : "_text";
+  uint64_t recorded = machine ? machine->kernel_ref_addr() : 0;
+  std::vector<std::string> tried;
+  for (const std::string& p : paths) {
+    if (!IsRegularFile(p)) {
+      tried.push_back(p);
+      continue;
+    }
+    auto text = ReadTextFile(p);
+    if (!text.ok()) {
+      tried.push_back(text.error().message);
+      continue;
+    }
+    auto t = ParseKallsyms(*text, ref, 0);
+    if (!t.ok()) {
+      tried.push_back(fmt::format("{}: {}", p, t.error().message));
+      continue;
+    }
+    if (t->all_zero) {
+      tried.push_back(p + ": all addresses are zero (kptr_restrict)");
+      continue;
+    }
+    // KASLR: shift by recorded anchor − this file's anchor.
+    int64_t delta = recorded && t->ref_addr ? static_cast<int64_t>(recorded - t->ref_addr) : 0;
+    if (delta != 0) {
+      t = ParseKallsyms(*text, ref, delta);
+      if (!t.ok()) continue;
+    }
+    kallsyms = std::move(*t);
+    kallsyms_info.status = LoadStatus::kLoaded;
+    kallsyms_info.path = p;
+    return;
+  }
+  std::string want = bid.empty() ? "" : fmt::format(" with build-id {}", bid);
+  kallsyms_info.status = LoadStatus::kNotFound;
+  kallsyms_info.message = fmt::format("[kernel.kallsyms]: no kallsyms{} (tried: {})", want, Join(tried));
+}
+
+void Symbolizer::Impl::LoadKernel(const Dso& dso, Entry* e) {
+  const Dso* kernel = machine && machine->kernel_dso() ? machine->kernel_dso() : &dso;
+  LoadKallsymsOnce(*kernel);
+  if (!kallsyms) {
+    Fail(e, kallsyms_info.status, "kernel", kallsyms_info.message);
+    return;
+  }
+  e->info = kallsyms_info;
+  if (dso.kind() == DsoKind::kKernel) {
+    e->table = &kallsyms->kernel;
+    return;
+  }
+  auto it = kallsyms->modules.find(ModuleKey(dso));
+  if (it == kallsyms->modules.end()) {
+    Fail(e, LoadStatus::kNotFound, "kernel module",
+         fmt::format("{}: module {} not in {}", dso.long_name(), ModuleKey(dso), kallsyms_info.path));
+    return;
+  }
+  e->table = &it->second;
+}
+
+void Symbolizer::Impl::LoadJit(const Dso& dso, Entry* e) {
+  std::string path = dso.jit_pid ? fmt::format("/tmp/perf-{}.map", dso.jit_pid) : dso.long_name();
+  auto text = ReadTextFile(path);
+  if (!text.ok()) {
+    Fail(e, LoadStatus::kNotFound, "jit map", text.error().message);
+    return;
+  }
+  size_t bad = 0;
+  SymbolTable t = ParsePerfMap(*text, &bad);
+  if (bad) {
+    ProblemClass& p = problems["jit map lines"];
+    if (p.dsos++ == 0) p.first = fmt::format("{}: {} malformed lines skipped", path, bad);
+  }
+  Loaded(e, std::move(t), path);
+}
+
+void Symbolizer::Impl::LoadKsymbol(const Dso& dso, Entry* e) {
+  SymbolTable t;
+  for (const Dso::InlineSymbol& s : dso.inline_symbols) {
+    t.Add(s.start, s.end > s.start ? s.end - s.start : 0, s.name);
+  }
+  t.Finish();
+  Loaded(e, std::move(t), "");
+}
+
+// Part C: an image is used only when its build-id equals the recorded one; with none
+// recorded, the local vdso only when the recorded kernel release and arch are ours.
+void Symbolizer::Impl::LoadVdso(const Dso& dso, Entry* e) {
+  const std::string& name = dso.short_name();
+  const BuildId& bid = dso.build_id();
+  struct Source {
+    std::string path;
+    bool local;
+  };
+  std::vector<Source> sources;
+  if (!options.vdso_image.empty()) sources.push_back({options.vdso_image, false});
+  if (!bid.empty()) {
+    for (const Candidate& c : DebugFileCandidates("[vdso]", bid, "", {"", buildid_dir, "vdso"}))
+      sources.push_back({c.path, false});
+  }
+  auto local = GetLocalVdso(dso.kind());
+  std::string local_desc = local.ok() ? local->build_id.ToHex() : local.error().message;
+  if (local.ok()) sources.push_back({local->path, true});
+  std::vector<std::string> looked;
+  for (const Source& s : sources) {
+    if (!s.local) looked.push_back(s.path);
+    if (!IsRegularFile(s.path)) continue;
+    auto info = ReadElfInfo(s.path);
+    if (!info.ok()) continue;
+    if (!bid.empty() && !(info->build_id == bid)) continue;
+    if (bid.empty() && s.local) {
+      struct utsname u;
+      bool same = uname(&u) == 0 && !options.recorded_osrelease.empty() && options.recorded_osrelease == u.release &&
+                  !options.recorded_arch.empty() && options.recorded_arch == u.machine;
+      if (!same) {
+        Fail(e, LoadStatus::kNotFound, name,
+             fmt::format("{}: no build-id recorded and the recording's kernel ({} {}) is not this one ({} {}); not "
+                         "using the local vdso. Re-record with --no-buildid-mmap or pass --vdso",
+                         name, options.recorded_osrelease, options.recorded_arch, u.release, u.machine));
+        return;
+      }
+      ProblemClass& p = problems[name + " unverified"];
+      if (p.dsos++ == 0)
+        p.first = fmt::format("{}: no build-id recorded; using the local vdso ({}) of the same kernel release {}",
+                              name, local_desc, u.release);
+    }
+    ElfSymbolOptions eo;
+    eo.demangle = options.demangle;
+    auto table = LoadElfSymbols(s.path, s.path, eo);
+    if (!table.ok()) continue;
+    Loaded(e, std::move(*table), s.path);
+    return;
+  }
+  if (bid.empty()) {
+    Fail(e, LoadStatus::kNotFound, name, fmt::format("{}: no build-id recorded and no usable image", name));
+    return;
+  }
+  Fail(e, LoadStatus::kBuildIdMismatch, name,
+       fmt::format("{}: no image with build-id {} (looked in: {}); local vdso is {}", name, bid.ToHex(),
+                   Join(looked), local_desc));
+}
+
+}  // namespace perflens

@@ -1,0 +1,126 @@
+#include "symbolize/symbol_table.h"
+
+#include <gtest/gtest.h>
+
+namespace perflens {
+namespace {
+
+constexpr uint8_t kLocal = 0, kGlobal = 1, kWeak = 2;
+
+TEST(SymbolTableTest, FindUsesHalfOpenRanges) {
+  SymbolTable t;
+  t.Add(0x1000, 0x10, "a");
+  t.Add(0x1020, 0x10, "b");
+  t.Finish();
+  EXPECT_EQ(t.Find(0xfff), nullptr);
+  EXPECT_EQ(t.Find(0x1000)->name, "a");
+  EXPECT_EQ(t.Find(0x100f)->name, "a");
+  EXPECT_EQ(t.Find(0x1010), nullptr);  // gap
+  EXPECT_EQ(t.Find(0x102f)->name, "b");
+  EXPECT_EQ(t.Find(0x1030), nullptr);
+}
+
+TEST(SymbolTableTest, ZeroSizeExtendsToNextAndLastGetsPagePlusPage) {
+  SymbolTable t;
+  t.Add(0x2000, 0, "last");
+  t.Add(0x1000, 0, "first");
+  t.Finish();
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_EQ(t.symbols()[0].end, 0x2000u);
+  // roundup(0x2000, 4096) + 4096
+  EXPECT_EQ(t.symbols()[1].end, 0x3000u);
+  SymbolTable u;
+  u.Add(0x2010, 0, "unaligned");
+  u.Finish();
+  EXPECT_EQ(u.symbols()[0].end, 0x4000u);  // roundup(0x2010) = 0x3000, + 0x1000
+}
+
+TEST(SymbolTableTest, DuplicatePrefersGlobalOverWeak) {
+  // The vdso: weak clock_gettime and global __vdso_clock_gettime share an address;
+  // perf 6.1 shows __vdso_clock_gettime.
+  SymbolTable t;
+  t.Add(0xb00, 0x80, "clock_gettime", kWeak);
+  t.Add(0xb00, 0x80, "__vdso_clock_gettime", kGlobal);
+  t.Finish();
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_EQ(t.Find(0xb46)->name, "__vdso_clock_gettime");
+}
+
+TEST(SymbolTableTest, DuplicateRules) {
+  auto winner = [](auto add) {
+    SymbolTable t;
+    add(t);
+    t.Add(0x9000, 0x10, "after");
+    t.Finish();
+    return std::string(t.Find(0x100)->name);
+  };
+  // non-zero size beats zero size (after the end fix-up the last of a zero-size group
+  // has a size, so it wins).
+  EXPECT_EQ(winner([](SymbolTable& t) { t.Add(0x100, 0, "zero", kGlobal); t.Add(0x100, 0x10, "sized", kLocal); }),
+            "sized");
+  // perf quirk: a zero-size alias added last is stretched to the next symbol first, so
+  // it has a size too and the other rules decide.
+  EXPECT_EQ(winner([](SymbolTable& t) { t.Add(0x100, 0x10, "sized", kLocal); t.Add(0x100, 0, "zero", kGlobal); }),
+            "zero");
+  EXPECT_EQ(winner([](SymbolTable& t) { t.Add(0x100, 0, "z1", kGlobal); t.Add(0x100, 0, "z2", kLocal); }), "z2");
+  EXPECT_EQ(winner([](SymbolTable& t) { t.Add(0x100, 8, "loc", kLocal); t.Add(0x100, 8, "glob", kGlobal); }), "glob");
+  EXPECT_EQ(winner([](SymbolTable& t) { t.Add(0x100, 8, "__x", kGlobal); t.Add(0x100, 8, "_x", kGlobal); }), "_x");
+  EXPECT_EQ(winner([](SymbolTable& t) { t.Add(0x100, 8, "ab", kGlobal); t.Add(0x100, 8, "abc", kGlobal); }), "abc");
+  EXPECT_EQ(winner([](SymbolTable& t) { t.Add(0x100, 8, "SyS_x", kGlobal); t.Add(0x100, 8, "sys_x", kGlobal); }),
+            "sys_x");
+  EXPECT_EQ(winner([](SymbolTable& t) { t.Add(0x100, 8, "one", kGlobal); t.Add(0x100, 8, "two", kGlobal); }), "one");
+  // perf 6.1 has no NOTYPE-vs-FUNC rule: a global label beats a local function.
+  EXPECT_EQ(winner([](SymbolTable& t) {
+              t.Add(0x100, 8, "labelfoo", kLocal, 2 /*FUNC*/);
+              t.Add(0x100, 8, "labelbar", kGlobal, 0 /*NOTYPE*/);
+            }),
+            "labelbar");
+}
+
+TEST(SymbolTableTest, FinishTwiceKeepsEarlierTableOnTies) {
+  SymbolTable t;
+  t.Add(0x100, 0x10, "from_symtab");
+  t.Finish();
+  t.Add(0x100, 0x10, "from_dynsym");
+  t.Add(0x200, 0x10, "only_dynsym");
+  t.Finish();
+  EXPECT_EQ(t.size(), 2u);
+  EXPECT_EQ(t.Find(0x105)->name, "from_symtab");  // all ties: the first added stays
+  EXPECT_EQ(t.Find(0x205)->name, "only_dynsym");
+}
+
+TEST(SymbolTableTest, CopyOwnsItsNames) {
+  SymbolTable copy;
+  {
+    SymbolTable t;
+    t.Add(0x10, 4, std::string("a_fairly_long_name_beyond_sso_buffer"));
+    t.Finish();
+    copy = t;
+  }
+  EXPECT_EQ(copy.Find(0x11)->name, "a_fairly_long_name_beyond_sso_buffer");
+  SymbolTable moved = std::move(copy);
+  EXPECT_EQ(moved.Find(0x11)->name, "a_fairly_long_name_beyond_sso_buffer");
+}
+
+TEST(SymbolTableTest, TruncateAt) {
+  SymbolTable t;
+  t.Add(0x1000, 0, "_init");
+  t.Add(0x1060, 0x10, "_start");
+  t.Finish();
+  EXPECT_EQ(t.Find(0x1034)->name, "_init");
+  t.TruncateAt(0x1020);
+  EXPECT_EQ(t.Find(0x1034), nullptr);
+  EXPECT_EQ(t.Find(0x101f)->name, "_init");
+}
+
+TEST(SymbolTableTest, EmptyAndOverflow) {
+  SymbolTable t;
+  t.Finish();
+  EXPECT_EQ(t.Find(0), nullptr);
+  t.Add(UINT64_MAX - 4, 100, "top");
+  t.Finish();
+  EXPECT_EQ(t.Find(UINT64_MAX - 1)->name, "top");
+}
+
+}  // namespace
+}  // namespace perflens
