@@ -292,9 +292,10 @@ void Machine::ProcessFork(const TaskEvent& e, uint16_t misc) {
 }
 
 void Machine::ProcessExit(const TaskEvent& e) {
-  // perf keeps the thread object alive for samples already resolved; later samples for
-  // the tid create a fresh thread. Our Thread objects stay owned by all_threads_.
-  threads_.erase(e.tid);
+  // perf 6.1 only marks the thread dead (thread__exited): samples that arrive after the
+  // EXIT (the sampling interrupt of the exit path) still get its comm and maps. A later
+  // FORK of the same tid replaces it.
+  (void)e;
 }
 
 void Machine::ProcessKsymbol(const KsymbolEvent& e) {

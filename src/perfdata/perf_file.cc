@@ -291,17 +291,10 @@ void PerfFile::ApplyEventUpdate(const RecordView& r) {
 }
 
 void PerfFile::ApplyIdIndex(const RecordView& r) {
-  if (r.size < 16) return;
-  uint64_t nr = loader_.U64(r.data + 8);
-  if (nr > (r.size - 16u) / 32) return;
-  for (uint64_t i = 0; i < nr; ++i) {
-    const uint8_t* e = r.data + 16 + 32 * i;
-    uint64_t id = loader_.U64(e), idx = loader_.U64(e + 8);
-    if (idx < evsels_.size()) {
-      auto& ids = evsels_[idx].ids;
-      if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
-    }
-  }
+  // PERF_RECORD_ID_INDEX entries are {id, idx, cpu, tid}: `idx` is the mmap (cpu/thread)
+  // index, not the evsel index. perf_event__process_id_index only annotates ids that the
+  // attrs already map to an evsel, so it never changes the id -> evsel table.
+  (void)r;
 }
 
 void PerfFile::FinishEvsels() {

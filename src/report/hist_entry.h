@@ -7,6 +7,7 @@
 #include <string>
 
 #include "model/dso.h"
+#include "model/thread.h"
 #include "symbolize/symbol_table.h"
 
 namespace perflens {
@@ -21,7 +22,8 @@ struct HistStat {
 
 struct HistEntry {
   // Sort-key values; only the ones the report sorts by are meaningful.
-  const std::string* comm = nullptr;
+  const std::string* comm = nullptr;  // comm at sample time (the "comm" key)
+  const Thread* thread = nullptr;     // the "pid" key prints its final comm, as perf
   uint32_t pid = 0, tid = 0;
   uint32_t cpu = UINT32_MAX;
   Dso* dso = nullptr;           // nullptr → "[unknown]"

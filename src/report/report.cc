@@ -107,6 +107,7 @@ void Report::ProcessSample(const RecordView& r) {
 
   HistEntry proto;
   proto.comm = thread->comm_ptr();
+  proto.thread = thread;
   proto.pid = thread->pid();
   proto.tid = thread->tid();
   proto.cpu = s.cpu;

@@ -15,7 +15,9 @@ uint64_t GroupPid(const HistEntry& e) { return e.tid; }
 int OrderPid(const HistEntry& a, const HistEntry& b) { return a.tid < b.tid ? -1 : a.tid > b.tid ? 1 : 0; }
 void PrintPid(const HistEntry& e, std::string* out) {
   // perf's "Pid:Command": "%7d:%s" of the thread's tid and comm.
-  fmt::format_to(std::back_inserter(*out), "{:>7}:{}", static_cast<int32_t>(e.tid), *e.comm);
+  // perf prints thread__comm_str(he->thread): the thread's comm at output time.
+  fmt::format_to(std::back_inserter(*out), "{:>7}:{}", static_cast<int32_t>(e.tid),
+                 e.thread ? e.thread->comm() : *e.comm);
 }
 
 uint64_t GroupDso(const HistEntry& e) { return reinterpret_cast<uintptr_t>(e.dso); }
@@ -42,7 +44,7 @@ void PrintCpu(const HistEntry& e, std::string* out) {
 
 const SortKey kSortKeys[] = {
     {"comm", "Command", GroupComm, OrderComm, PrintComm, true},
-    {"pid", "Pid:Command", GroupPid, OrderPid, PrintPid, true},
+    {"pid", "Pid:Command", GroupPid, OrderPid, PrintPid, true, 15},
     {"dso", "Shared Object", GroupDso, OrderDso, PrintDso, true},
     {"sym", "Symbol", GroupSym, OrderSym, PrintSymbolColumn, false},
     {"cpu", "CPU", GroupCpu, OrderCpu, PrintCpu, true},

@@ -22,6 +22,9 @@ struct SortKey {
   // Appends the column text (unpadded).
   void (*print)(const HistEntry&, std::string* out);
   bool pad_last;  // perf pads this column even when it is the last one
+  // Width of the column for one row when it is wider than the printed text (perf sizes
+  // "Pid:Command" as 8 + the Command column's width, at least 15).
+  size_t min_width = 0;
 };
 
 // Looks a sort key up by perf's name ("comm", "pid", "tid", "dso", "sym"/"symbol",

@@ -49,7 +49,7 @@ Status PrintReportStdio(const Report& report, std::string* out) {
     // Text column widths over every row (perf's hists__calc_col_len).
     for (auto& f : fields) {
       if (f.numeric()) continue;
-      f.width = f.header.size();
+      f.width = std::max(f.header.size(), f.key->min_width);
       for (const HistEntry* e : rows) {
         cell.clear();
         f.key->print(*e, &cell);
