@@ -1,0 +1,100 @@
+#include "symbolize/debug_file_finder.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+
+#include "elf_test_util.h"
+
+namespace perflens {
+namespace {
+
+const BuildId kBid = *BuildId::FromHex("0123456789abcdef0123456789abcdef01234567");
+
+std::vector<std::string> Paths(const std::vector<Candidate>& v) {
+  std::vector<std::string> out;
+  for (const Candidate& c : v) out.push_back(c.path);
+  return out;
+}
+
+TEST(DebugFileFinderTest, PerfOrderWithBuildId) {
+  FinderOptions o{"", "/cache", "elf"};
+  auto c = DebugFileCandidates("/usr/bin/prog", kBid, "prog.debug", o);
+  std::vector<std::string> want = {
+      "/usr/bin/prog.debug",
+      "/usr/bin/.debug/prog.debug",
+      "/usr/lib/debug/usr/bin/prog.debug",
+      "/cache/.build-id/01/23456789abcdef0123456789abcdef01234567/elf",
+      "/cache/.build-id/01/23456789abcdef0123456789abcdef01234567",
+      "/cache/usr/bin/prog/0123456789abcdef0123456789abcdef01234567/elf",
+      "/cache/.build-id/01/23456789abcdef0123456789abcdef01234567/debug",
+      "/usr/lib/debug/usr/bin/prog.debug",
+      "/usr/lib/debug/usr/bin/prog",
+      "/usr/lib/debug/.build-id/01/23456789abcdef0123456789abcdef01234567.debug",
+      "/usr/bin/prog",
+      "/usr/bin/.debug/prog",
+      "/usr/lib/debug/bin/prog",
+  };
+  EXPECT_EQ(Paths(c), want);
+  EXPECT_EQ(c.front().kind, CandidateKind::kDebuglink);
+  EXPECT_EQ(c[10].kind, CandidateKind::kSystemPath);
+  EXPECT_STREQ(CandidateKindName(c[3].kind), "build-id cache");
+}
+
+TEST(DebugFileFinderTest, NoBuildIdSkipsBuildIdKinds) {
+  auto c = DebugFileCandidates("/opt/a/lib.so", BuildId{}, "", {"", "/cache", "elf"});
+  for (const Candidate& x : c) {
+    EXPECT_NE(x.kind, CandidateKind::kBuildIdCache);
+    EXPECT_NE(x.kind, CandidateKind::kBuildIdDebuginfo);
+  }
+  EXPECT_EQ(Paths(c), (std::vector<std::string>{"/usr/lib/debug/opt/a/lib.so.debug", "/usr/lib/debug/opt/a/lib.so",
+                                                "/opt/a/lib.so", "/opt/a/.debug/lib.so"}));
+}
+
+TEST(DebugFileFinderTest, SpecialDsoGetsCacheOnly) {
+  auto c = DebugFileCandidates("[vdso]", kBid, "", {"", "/cache", "vdso"});
+  ASSERT_GE(c.size(), 2u);
+  EXPECT_EQ(c[0].path, "/cache/.build-id/01/23456789abcdef0123456789abcdef01234567/vdso");
+  EXPECT_EQ(c[1].path, "/cache/[vdso]/0123456789abcdef0123456789abcdef01234567/vdso");
+}
+
+TEST(DebugFileFinderTest, SymfsPrefixAndNoEscape) {
+  FinderOptions o{"/sfs/", "/cache", "elf"};
+  auto c = DebugFileCandidates("/usr/bin/prog", BuildId{}, "", o);
+  for (const Candidate& x : c) EXPECT_EQ(x.path.rfind("/sfs/", 0), 0u) << x.path;
+  EXPECT_TRUE(DebugFileCandidates("/../../etc/passwd", kBid, "", o).empty());
+  EXPECT_TRUE(DebugFileCandidates("/a/../../etc/passwd", BuildId{}, "", o).empty());
+  auto d = DebugFileCandidates("/a/./b/../prog", BuildId{}, "../../../etc/passwd", o);
+  for (const Candidate& x : d) {
+    EXPECT_EQ(x.path.find(".."), std::string::npos) << x.path;
+    EXPECT_NE(x.kind, CandidateKind::kDebuglink);
+  }
+}
+
+TEST(DebugFileFinderTest, SymfsSymlinkEscapeRefused) {
+  testing::TempDir dir;
+  std::filesystem::create_directories(dir / "usr/bin");
+  std::filesystem::create_symlink("/etc/hostname", dir / "usr/bin/prog");
+  testing::WriteFile(dir / "usr/bin/inside", "x");
+  FinderOptions o{dir.path(), "", "elf"};
+  for (const Candidate& c : DebugFileCandidates("/usr/bin/prog", BuildId{}, "", o))
+    EXPECT_NE(c.kind, CandidateKind::kSystemPath) << c.path;
+  bool found = false;
+  for (const Candidate& c : DebugFileCandidates("/usr/bin/inside", BuildId{}, "", o))
+    found |= c.kind == CandidateKind::kSystemPath && c.path == dir / "usr/bin/inside";
+  EXPECT_TRUE(found);
+}
+
+TEST(DebugFileFinderTest, DefaultBuildIdDir) {
+  const char* old_dir = getenv("PERF_BUILDID_DIR");
+  std::string saved = old_dir ? old_dir : "";
+  setenv("PERF_BUILDID_DIR", "/x/cache", 1);
+  EXPECT_EQ(DefaultBuildIdDir(), "/x/cache");
+  unsetenv("PERF_BUILDID_DIR");
+  if (const char* home = getenv("HOME")) EXPECT_EQ(DefaultBuildIdDir(), std::string(home) + "/.debug");
+  if (old_dir) setenv("PERF_BUILDID_DIR", saved.c_str(), 1);
+}
+
+}  // namespace
+}  // namespace perflens

@@ -1,0 +1,167 @@
+#include "symbolize/symbolizer.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "elf_test_util.h"
+#include "symbolize/kallsyms.h"
+
+namespace perflens {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::TempDir;
+
+struct Built {
+  std::string bin, stripped, debug;
+  BuildId bid;
+  uint64_t main_offset, helper_offset;
+};
+
+Built BuildProgram(const TempDir& dir) {
+  Built b;
+  b.bin = dir / "prog";
+  b.stripped = dir / "prog.stripped";
+  b.debug = dir / "prog.debug";
+  EXPECT_TRUE(testing::Compile(dir, testing::kCProgram, "c", "-fPIE -pie", b.bin));
+  EXPECT_TRUE(testing::Run("objcopy --only-keep-debug " + b.bin + " " + b.debug));
+  EXPECT_TRUE(testing::Run("objcopy --strip-all --add-gnu-debuglink=" + b.debug + " " + b.bin + " " + b.stripped));
+  b.bid = *BuildId::FromHex(testing::ReadelfBuildId(b.bin));
+  auto nm = testing::NmValues(b.bin);
+  auto loads = testing::ReadelfLoads(b.bin);
+  b.main_offset = testing::VaddrToOffset(loads, nm["main"]);
+  b.helper_offset = testing::VaddrToOffset(loads, nm["local_helper"]);
+  return b;
+}
+
+// Lays out <cache>/<long_name>/<bid>/<file> plus the relative .build-id link, as perf
+// record / perf buildid-cache do.
+void AddToCache(const std::string& cache, const std::string& entry_dir, const BuildId& bid, const std::string& src,
+                const std::string& file) {
+  std::string hex = bid.ToHex();
+  fs::path entry = fs::path(cache + entry_dir) / hex;
+  fs::create_directories(entry);
+  fs::copy_file(src, entry / file);
+  fs::path link_dir = fs::path(cache) / ".build-id" / hex.substr(0, 2);
+  fs::create_directories(link_dir);
+  fs::create_symlink(fs::path("../..") / fs::path(entry_dir).relative_path() / hex, link_dir / hex.substr(2));
+}
+
+TEST(SymbolizerTest, FindsBinaryInBuildIdCache) {
+  TempDir dir;
+  Built b = BuildProgram(dir);
+  std::string cache = dir / "cache";
+  AddToCache(cache, "/gone/host/prog", b.bid, b.bin, "elf");
+  Dso dso(1, "/gone/host/prog", DsoKind::kUser);
+  dso.set_build_id(b.bid);
+  Symbolizer s({.buildid_dir = cache}, nullptr);
+  const Symbol* sym = s.Find(dso, b.main_offset + 2);
+  ASSERT_NE(sym, nullptr) << s.Info(dso).message;
+  EXPECT_EQ(sym->name, "main");
+  EXPECT_EQ(s.Info(dso).status, LoadStatus::kLoaded);
+  EXPECT_EQ(s.Info(dso).path, cache + "/.build-id/" + b.bid.ToHex().substr(0, 2) + "/" + b.bid.ToHex().substr(2) + "/elf");
+  EXPECT_TRUE(s.Problems().empty());
+}
+
+TEST(SymbolizerTest, RefusesBuildIdMismatch) {
+  TempDir dir;
+  Built b = BuildProgram(dir);
+  Dso dso(2, b.bin, DsoKind::kUser);
+  dso.set_build_id(*BuildId::FromHex("00112233445566778899aabbccddeeff00112233"));
+  Symbolizer s({.buildid_dir = dir / "empty-cache"}, nullptr);
+  EXPECT_EQ(s.Find(dso, b.main_offset), nullptr);
+  EXPECT_EQ(s.Info(dso).status, LoadStatus::kBuildIdMismatch);
+  EXPECT_NE(s.Info(dso).message.find(b.bid.ToHex()), std::string::npos) << s.Info(dso).message;
+  auto problems = s.Problems();
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].find("00112233445566778899aabbccddeeff00112233"), std::string::npos) << problems[0];
+  // A second mismatching DSO is counted in the same line, not a new one.
+  Dso other(3, b.stripped, DsoKind::kUser);
+  other.set_build_id(*BuildId::FromHex("ffeeddccbbaa99887766554433221100ffeeddcc"));
+  EXPECT_EQ(s.Find(other, 0x1000), nullptr);
+  problems = s.Problems();
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].find("2 DSOs"), std::string::npos) << problems[0];
+}
+
+TEST(SymbolizerTest, StrippedBinaryUsesDebuglinkFile) {
+  TempDir dir;
+  Built b = BuildProgram(dir);
+  Dso dso(4, b.stripped, DsoKind::kUser);  // no recorded build-id: read from the file
+  Symbolizer s({.buildid_dir = dir / "empty-cache"}, nullptr);
+  const Symbol* sym = s.Find(dso, b.helper_offset);
+  ASSERT_NE(sym, nullptr) << s.Info(dso).message;
+  EXPECT_EQ(sym->name, "local_helper");
+  EXPECT_EQ(s.Info(dso).path, b.debug);
+}
+
+TEST(SymbolizerTest, NotFoundNamesThePlacesLooked) {
+  Dso dso(5, "/no/such/dir/libx.so", DsoKind::kUser);
+  Symbolizer s({.buildid_dir = "/no/such/cache"}, nullptr);
+  EXPECT_EQ(s.Find(dso, 0x1000), nullptr);
+  EXPECT_EQ(s.Info(dso).status, LoadStatus::kNotFound);
+  EXPECT_NE(s.Info(dso).message.find("/no/such/dir/libx.so"), std::string::npos);
+}
+
+TEST(SymbolizerTest, VdsoFromCacheByBuildIdOnly) {
+  TempDir dir;
+  std::string so = dir / "fake-vdso.so";
+  ASSERT_TRUE(testing::Compile(dir, "int __vdso_time(long* t) { return 7; }\n", "c", "-shared -fPIC", so));
+  BuildId bid = *BuildId::FromHex(testing::ReadelfBuildId(so));
+  std::string cache = dir / "cache";
+  AddToCache(cache, "/[vdso]", bid, so, "vdso");
+  uint64_t off = testing::VaddrToOffset(testing::ReadelfLoads(so), testing::NmValues(so)["__vdso_time"]);
+
+  Dso vdso(6, "[vdso]", DsoKind::kVdso);
+  vdso.set_build_id(bid);
+  Symbolizer s({.buildid_dir = cache}, nullptr);
+  const Symbol* sym = s.Find(vdso, off);
+  ASSERT_NE(sym, nullptr) << s.Info(vdso).message;
+  EXPECT_EQ(sym->name, "__vdso_time");
+
+  Dso wrong(7, "[vdso]", DsoKind::kVdso);
+  wrong.set_build_id(*BuildId::FromHex("abababababababababababababababababababab"));
+  EXPECT_EQ(s.Find(wrong, off), nullptr);
+  EXPECT_EQ(s.Info(wrong).status, LoadStatus::kBuildIdMismatch);
+  auto problems = s.Problems();
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].rfind("[vdso]: no image with build-id abababababababababababababababababababab (looked in: ", 0),
+            0u)
+      << problems[0];
+
+  // No recorded build-id and another kernel: the local vdso is not used.
+  Dso unknown(8, "[vdso]", DsoKind::kVdso);
+  Symbolizer t({.buildid_dir = cache, .recorded_osrelease = "0.0-other", .recorded_arch = "x86_64"}, nullptr);
+  EXPECT_EQ(t.Find(unknown, off), nullptr);
+  EXPECT_NE(t.Info(unknown).status, LoadStatus::kLoaded);
+}
+
+TEST(SymbolizerTest, KsymbolUsesInlineSymbols) {
+  Dso dso(9, "bpf_prog_1234_foo", DsoKind::kKsymbol);
+  dso.inline_symbols.push_back({0xffffffffc0001000, 0xffffffffc0001080, "bpf_prog_1234_foo"});
+  Symbolizer s({}, nullptr);
+  EXPECT_EQ(s.Find(dso, 0xffffffffc0001010)->name, "bpf_prog_1234_foo");
+  EXPECT_EQ(s.Find(dso, 0xffffffffc0001080), nullptr);
+}
+
+TEST(SymbolizerTest, KernelAndModuleFromKallsymsFile) {
+  if (!ParseKallsyms("ffffffff81000000 T _text\n", "_text").ok()) GTEST_SKIP() << "kallsyms parser not available";
+  TempDir dir;
+  testing::WriteFile(dir / "kallsyms",
+                     "ffffffff81000000 T _text\n"
+                     "ffffffff81000100 T start_kernel\n"
+                     "ffffffff81000200 t do_thing\n"
+                     "ffffffffc0001000 t xfs_foo\t[xfs]\n"
+                     "ffffffffc0001100 t xfs_bar\t[xfs]\n");
+  Dso kernel(10, "[kernel.kallsyms]", DsoKind::kKernel);
+  Dso xfs(11, "/lib/modules/6.1.0/kernel/fs/xfs/xfs.ko", DsoKind::kKernelModule);
+  Symbolizer s({.kallsyms = dir / "kallsyms"}, nullptr);
+  ASSERT_NE(s.Find(kernel, 0xffffffff81000150), nullptr) << s.Info(kernel).message;
+  EXPECT_EQ(s.Find(kernel, 0xffffffff81000150)->name, "start_kernel");
+  ASSERT_NE(s.Find(xfs, 0xffffffffc0001104), nullptr) << s.Info(xfs).message;
+  EXPECT_EQ(s.Find(xfs, 0xffffffffc0001104)->name, "xfs_bar");
+}
+
+}  // namespace
+}  // namespace perflens
