@@ -124,34 +124,49 @@ void Report::ProcessSample(const RecordView& r) {
   Hists::AddAcc(&hists.at(self_row), s.period);
   chain_rows_.clear();
   chain_rows_.push_back(self_row);
+  if (!ResolveCallchain(thread, s, al.level)) return;
+  for (const AddrLocation& fl : frames_) {
+    proto.dso = fl.dso;
+    proto.sym = fl.sym;
+    proto.addr = fl.addr;
+    proto.level = fl.level;
+    size_t row = hists.FindOrAdd(proto);
+    if (std::find(chain_rows_.begin(), chain_rows_.end(), row) != chain_rows_.end()) continue;
+    chain_rows_.push_back(row);
+    Hists::AddAcc(&hists.at(row), s.period);
+  }
+}
+
+bool Report::ResolveCallchain(Thread* thread, const Sample& s, char sample_level) {
+  // perf's thread__resolve_callchain_sample: markers switch the cpumode (starting as
+  // user); any other marker means a corrupt chain and the whole chain is discarded;
+  // at most --max-stack real entries.
+  frames_.clear();
   uint16_t frame_mode = kMiscUser;
   const U64Array& chain = s.callchain;
-  uint64_t nr = chain.size;
   int depth = 0;
-  for (uint64_t i = 0; i < nr; ++i) {
+  for (uint64_t i = 0; i < chain.size && depth < options_.max_stack; ++i) {
     uint64_t ip = chain[i];
     if (ip >= kContextMax) {
       if (ip == kContextKernel) frame_mode = kMiscKernel;
       else if (ip == kContextUser) frame_mode = kMiscUser;
       else if (ip == kContextHv) frame_mode = kMiscHypervisor;
       else {
-        ++counters_.nr_bad_callchains;  // perf drops chains with guest markers
-        return;
+        ++counters_.nr_bad_callchains;
+        frames_.clear();
+        return false;
       }
       continue;
     }
-    if (++depth > options_.max_stack) break;
+    ++depth;
     AddrLocation fl = resolver_->Resolve(thread, frame_mode, ip);
-    proto.dso = fl.dso;
-    proto.sym = fl.sym;
-    // perf keys unresolved callchain nodes by the raw ip (fill_callchain_info).
-    proto.addr = fl.sym ? fl.addr : ip;
-    proto.level = fl.dso ? (fl.dso->is_kernel() ? 'k' : '.') : al.level;
-    size_t row = hists.FindOrAdd(proto);
-    if (std::find(chain_rows_.begin(), chain_rows_.end(), row) != chain_rows_.end()) continue;
-    chain_rows_.push_back(row);
-    Hists::AddAcc(&hists.at(row), s.period);
+    // fill_callchain_info: unresolved nodes are keyed by the raw ip; the level follows
+    // the maps the node was found in, else stays the sample's.
+    if (!fl.sym) fl.addr = ip;
+    fl.level = fl.dso ? (fl.dso->is_kernel() ? 'k' : '.') : sample_level;
+    frames_.push_back(fl);
   }
+  return true;
 }
 
 std::vector<std::string> Report::SummaryLines() const {

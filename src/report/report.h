@@ -24,7 +24,7 @@ struct ReportCounters {
   uint64_t nr_no_map = 0;           // sample ip in no map ([unknown])
   uint64_t nr_no_symbol = 0;        // map found, symbol not
   uint64_t nr_guest = 0;
-  uint64_t nr_bad_callchains = 0;   // guest/unknown markers (chain dropped as perf does)
+  uint64_t nr_bad_callchains = 0;   // guest/unknown markers: chain discarded as perf does
   uint64_t total_lost_samples = 0;  // PERF_RECORD_LOST_SAMPLES
   uint64_t total_lost = 0;          // PERF_RECORD_LOST
 };
@@ -53,6 +53,8 @@ class Report {
   Report() = default;
   void ProcessSample(const RecordView& r);
   bool Filtered(const Thread* thread, const AddrLocation& al) const;
+  // Resolves s.callchain into frames_; false (and frames_ empty) for a corrupt chain.
+  bool ResolveCallchain(Thread* thread, const Sample& s, char sample_level);
 
   PerfFile* file_ = nullptr;
   ReportOptions options_;
@@ -65,7 +67,8 @@ class Report {
   ReadStats read_stats_;
   bool children_ = false;
   bool has_callchains_ = false;
-  std::vector<size_t> chain_rows_;  // per-sample dedup scratch, reused (no allocation)
+  std::vector<size_t> chain_rows_;     // per-sample dedup scratch, reused (no allocation)
+  std::vector<AddrLocation> frames_;   // per-sample resolved callchain, reused
 };
 
 }  // namespace perflens

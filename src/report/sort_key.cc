@@ -59,6 +59,8 @@ void PrintSymbolColumn(const HistEntry& e, std::string* out) {
   out->push_back(e.level);
   out->append("] ");
   if (e.sym) out->append(e.sym->name);
+  // perf prints "%-#.*llx" with precision 16; C's '#' adds no "0x" to a zero value.
+  else if (e.addr == 0) out->append("0000000000000000");
   else fmt::format_to(std::back_inserter(*out), "{:#018x}", e.addr);
 }
 
