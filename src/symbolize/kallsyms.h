@@ -1,5 +1,6 @@
 // Kernel symbols from a kallsyms text file (/proc/kallsyms format:
 // "ffffffff81000000 T _text" and "ffffffffc0a01000 t foo\t[xfs]").
+// All addresses are absolute kernel virtual addresses (identity-mapped).
 #pragma once
 
 #include <cstdint>
@@ -13,17 +14,26 @@
 namespace perflens {
 
 struct KallsymsTables {
-  SymbolTable kernel;                          // absolute addresses
-  std::map<std::string, SymbolTable> modules;  // "[xfs]" → its symbols (absolute)
-  uint64_t ref_addr = 0;                       // address of the reference symbol, 0 if absent
+  SymbolTable kernel;                          // absolute addresses, delta applied
+  std::map<std::string, SymbolTable> modules;  // "[xfs]" → its symbols (absolute, no delta)
+  uint64_t ref_addr = 0;                       // reference symbol as read (before delta), 0 if absent
   bool all_zero = true;                        // kptr_restrict: every address read as 0
 };
 
-// Parses kallsyms text. Keeps T/t, W/w, D/d, B/b (perf's symbol_type__filter).
-// `ref_symbol` ("_text") names the KASLR anchor whose address goes to ref_addr.
-// `delta` is added to every address (recorded anchor − this file's anchor, perf's
-// kallsyms__delta). Errors: no parsable line.
+// Parses kallsyms text as perf's dso__load_kallsyms does. Keeps T/t, W/w, D/d, B/b
+// (symbol_type__filter); drops '$' names and __entry_SYSCALL_64_trampoline.
+// `ref_symbol` ("_text") names the KASLR anchor whose address (first T/W/A line) goes
+// to ref_addr. `delta` is added to every *kernel* symbol (recorded anchor − this file's
+// anchor; perf subtracts kallsyms__delta), never to module symbols, as perf does.
+// Ends: a symbol extends to the next one; the last kernel symbol before a module and
+// the very last symbol get one page: end = roundup(start, 4096) + 4096. Example:
+// "ffffffff81ffe010 T last" followed by module symbols → [0xffffffff81ffe010,
+// 0xffffffff82000000). Every table is Finish()ed. Errors: no parsable line.
 Result<KallsymsTables> ParseKallsyms(std::string_view text, std::string_view ref_symbol, int64_t delta = 0);
+
+// The GNU build-id (NT_GNU_BUILD_ID, name "GNU") in a sequence of host-endian ELF notes
+// (4-byte aligned namesz, descsz, type, name, desc), as hex; empty if none or malformed.
+std::string GnuBuildIdHexFromNotes(std::string_view notes);
 
 // The running kernel's build-id from /sys/kernel/notes (NT_GNU_BUILD_ID), empty if none.
 std::string RunningKernelBuildIdHex();

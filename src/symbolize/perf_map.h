@@ -1,7 +1,9 @@
 // /tmp/perf-PID.map: JIT symbols written by runtimes, one per line:
 // "<start hex> <size hex> <name with spaces>" with optional 0x prefixes (spec B9.2).
+// Addresses are absolute process addresses (the anon map is an identity map).
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "base/result.h"
@@ -9,8 +11,15 @@
 
 namespace perflens {
 
-// Parses perf-map text into absolute-address symbols (Finish() already applied).
-// Malformed lines are skipped and counted in *bad_lines (may be null).
+// Parses perf-map text into absolute-address symbols (Finish() already applied), as
+// perf's dso__load_perf_map: numbers parsed like strtoull(…, 16), one separator after
+// each, the name is the rest of the line. Unlike perf, CR and trailing blanks are
+// stripped, and 1–2 character names are kept. Example: "0x7f00001000 40 Lfoo bar" →
+// [0x7f00001000, 0x7f00001040) "Lfoo bar". Malformed lines are skipped and counted in
+// *bad_lines (may be null); blank lines are ignored.
 SymbolTable ParsePerfMap(std::string_view text, size_t* bad_lines);
+
+// Reads and parses a perf-map file. Errors: not openable, not a regular file, read error.
+Result<SymbolTable> ReadPerfMap(const std::string& path, size_t* bad_lines);
 
 }  // namespace perflens

@@ -1,9 +1,346 @@
 #include "symbolize/vdso.h"
 
-namespace perflens {
+#include <elf.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
-// Stub: replaced by the real implementation.
-Result<LocalVdso> GetLocalVdso(DsoKind) { return Err("local vdso not implemented"); }
-void RemoveVdsoTempFiles() {}
+#include <array>
+#include <cstddef>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+extern char** environ;
+
+namespace perflens {
+namespace {
+
+constexpr size_t kMaxImageSize = 1 << 20;
+constexpr int kHelperTimeoutMs = 10000;
+constexpr int kKinds = 3;
+constexpr size_t kPathCapacity = 4096;
+
+int KindIndex(DsoKind kind) {
+  switch (kind) {
+    case DsoKind::kVdso: return 0;
+    case DsoKind::kVdso32: return 1;
+    case DsoKind::kVdsox32: return 2;
+    default: return -1;
+  }
+}
+
+constexpr std::array<const char*, kKinds> kStems = {"vdso", "vdso32", "vdsox32"};
+
+// --- Temp-file registry, readable from signal handlers -------------------------------
+// A slot's path is written before its flag is set and the flag cleared before reuse.
+// Only the process that created a file removes it (not a forked child exiting).
+char g_paths[kKinds][kPathCapacity];
+volatile sig_atomic_t g_path_set[kKinds];
+pid_t g_path_owner[kKinds];
+struct sigaction g_old_int, g_old_term;
+
+std::mutex g_mu;
+std::optional<Result<LocalVdso>> g_cache[kKinds];
+bool g_cleanup_installed = false;
+
+void UnlinkRegistered() {
+  pid_t self = getpid();
+  for (int i = 0; i < kKinds; ++i) {
+    if (g_path_set[i] && g_path_owner[i] == self) {
+      g_path_set[i] = 0;
+      unlink(g_paths[i]);
+    }
+  }
+}
+
+void AtExit() { UnlinkRegistered(); }
+
+void OnSignal(int sig, siginfo_t* info, void* ctx) {
+  const struct sigaction& old = sig == SIGINT ? g_old_int : g_old_term;
+  if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN) return;
+  if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL) {
+    // The signal terminates the process: clean up, then die by it as before.
+    int saved_errno = errno;
+    UnlinkRegistered();
+    sigaction(sig, &old, nullptr);
+    raise(sig);
+    errno = saved_errno;
+    return;
+  }
+  // The program handles the signal itself and may go on; atexit cleans up later.
+  if (old.sa_flags & SA_SIGINFO) {
+    old.sa_sigaction(sig, info, ctx);
+  } else {
+    old.sa_handler(sig);
+  }
+}
+
+// Called with g_mu held.
+void InstallCleanup() {
+  if (g_cleanup_installed) return;
+  g_cleanup_installed = true;
+  std::atexit(AtExit);
+  struct sigaction sa;
+  std::memset(&sa, 0, sizeof(sa));
+  sa.sa_sigaction = OnSignal;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, &g_old_int);
+  sigaction(SIGTERM, &sa, &g_old_term);
+}
+
+std::string ErrnoText(int err) { return std::strerror(err); }
+
+// Writes `bytes` to a new mkstemp file registered in slot `index`.
+Result<std::string> WriteTempFile(const std::string& bytes, int index) {
+  const char* dir = std::getenv("TMPDIR");
+  if (dir == nullptr || *dir == '\0') dir = "/tmp";
+  std::string tmpl = fmt::format("{}/perflens-{}.so-XXXXXX", dir, kStems[index]);
+  if (tmpl.size() >= kPathCapacity) return Err("temp dir path too long: {}", dir);
+  InstallCleanup();
+  g_path_set[index] = 0;
+  std::memcpy(g_paths[index], tmpl.c_str(), tmpl.size() + 1);
+  int fd = mkostemp(g_paths[index], O_CLOEXEC);
+  if (fd < 0) return Err("cannot create temp file {}: {}", tmpl, ErrnoText(errno));
+  g_path_owner[index] = getpid();
+  g_path_set[index] = 1;
+  std::string path = g_paths[index];
+  auto fail = [&](std::string what, int err) -> Error {
+    close(fd);
+    g_path_set[index] = 0;
+    unlink(path.c_str());
+    return Err("{} {}: {}", what, path, ErrnoText(err));
+  };
+  if (fchmod(fd, 0600) != 0) return fail("cannot chmod", errno);
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return fail("cannot write", n < 0 ? errno : EIO);
+    done += static_cast<size_t>(n);
+  }
+  if (close(fd) != 0) {
+    int err = errno;
+    g_path_set[index] = 0;
+    unlink(path.c_str());
+    return Err("cannot write {}: {}", path, ErrnoText(err));
+  }
+  return path;
+}
+
+// This process's vdso bytes: the r-xp "[vdso]" mapping, copied from memory.
+Result<std::string> ReadOwnVdso() {
+  std::ifstream maps("/proc/self/maps");
+  if (!maps) return Err("cannot read /proc/self/maps: {}", ErrnoText(errno));
+  std::string line;
+  while (std::getline(maps, line)) {
+    unsigned long long start = 0, end = 0;
+    char perms[8] = {};
+    int name_pos = 0;
+    if (std::sscanf(line.c_str(), "%llx-%llx %7s %*s %*s %*s %n", &start, &end, perms, &name_pos) < 3) continue;
+    if (name_pos <= 0) continue;
+    std::string_view name(line.c_str() + name_pos);
+    while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
+    if (name != "[vdso]" || std::strncmp(perms, "r-x", 3) != 0) continue;
+    if (end <= start || end - start > kMaxImageSize) {
+      return Err("[vdso] mapping {:#x}-{:#x} has an implausible size", start, end);
+    }
+    return std::string(reinterpret_cast<const char*>(static_cast<uintptr_t>(start)), end - start);
+  }
+  return Err("no r-xp [vdso] line in /proc/self/maps (vdso disabled, e.g. vdso=0?)");
+}
+
+bool IsExecutableFile(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0;
+}
+
+std::vector<std::string> HelperCandidates(DsoKind kind) {
+  const char* suffix = kind == DsoKind::kVdso32 ? "32" : "x32";
+  std::vector<std::string> out;
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+  if (n > 0) {
+    std::string dir(exe, static_cast<size_t>(n));
+    dir = dir.substr(0, dir.rfind('/') + 1);
+    out.push_back(fmt::format("{}perflens-read-vdso{}", dir, suffix));
+  }
+  if (const char* libexec = std::getenv("PERFLENS_LIBEXEC_DIR"); libexec && *libexec) {
+    out.push_back(fmt::format("{}/perflens-read-vdso{}", libexec, suffix));
+  }
+  out.push_back(fmt::format("/usr/lib/perf-core/perf-read-vdso{}", suffix));
+  out.push_back(fmt::format("/usr/libexec/perf-core/perf-read-vdso{}", suffix));
+  return out;
+}
+
+// Runs `path` with no arguments and returns its stdout (at most kMaxImageSize bytes).
+Result<std::string> RunHelper(const std::string& path) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return Err("pipe: {}", ErrnoText(errno));
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  char* argv[] = {const_cast<char*>(path.c_str()), nullptr};
+  pid_t pid = 0;
+  int rc = posix_spawn(&pid, path.c_str(), &actions, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(fds[1]);
+  if (rc != 0) {
+    close(fds[0]);
+    return Err("cannot run {}: {}{}", path, ErrnoText(rc),
+               rc == ENOEXEC ? " (kernel without support for this ABI?)" : "");
+  }
+  std::string out;
+  std::string problem;
+  char buf[65536];
+  while (problem.empty()) {
+    struct pollfd pfd = {fds[0], POLLIN, 0};
+    int pr = poll(&pfd, 1, kHelperTimeoutMs);
+    if (pr < 0 && errno == EINTR) continue;
+    if (pr == 0) problem = fmt::format("timed out after {} ms", kHelperTimeoutMs);
+    if (pr < 0) problem = ErrnoText(errno);
+    if (!problem.empty()) break;
+    ssize_t n = read(fds[0], buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) problem = ErrnoText(errno);
+    if (n <= 0) break;
+    out.append(buf, static_cast<size_t>(n));
+    if (out.size() > kMaxImageSize) problem = fmt::format("output larger than {} bytes", kMaxImageSize);
+  }
+  if (!problem.empty()) kill(pid, SIGKILL);
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!problem.empty()) return Err("{}: {}", path, problem);
+  if (WIFSIGNALED(status)) return Err("{} killed by signal {}", path, WTERMSIG(status));
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    return Err("{} exited with status {}", path, WEXITSTATUS(status));
+  }
+  if (out.empty()) return Err("{} printed nothing", path);
+  return out;
+}
+
+Result<std::string> ReadCompatVdso(DsoKind kind) {
+  std::string tried;
+  for (const std::string& candidate : HelperCandidates(kind)) {
+    if (!IsExecutableFile(candidate)) {
+      tried += fmt::format("\n  {}: not found", candidate);
+      continue;
+    }
+    Result<std::string> bytes = RunHelper(candidate);
+    if (bytes.ok()) return bytes;
+    tried += "\n  " + bytes.error().message;
+  }
+  return Err("no working {} helper (set PERFLENS_LIBEXEC_DIR); tried:{}", DsoKindName(kind), tried);
+}
+
+// Checks the ELF header against the kind: 64-bit for [vdso] on 64-bit hosts, ELFCLASS32
+// EM_386 for [vdso32], ELFCLASS32 EM_X86_64 for [vdsox32].
+Status CheckImage(const std::string& bytes, DsoKind kind) {
+  if (bytes.size() < sizeof(Elf32_Ehdr) || std::memcmp(bytes.data(), ELFMAG, SELFMAG) != 0) {
+    return Err("{} image ({} bytes) is not an ELF file", DsoKindName(kind), bytes.size());
+  }
+  unsigned char elf_class = static_cast<unsigned char>(bytes[EI_CLASS]);
+  uint16_t machine;
+  std::memcpy(&machine, bytes.data() + offsetof(Elf32_Ehdr, e_machine), sizeof(machine));
+  if (kind == DsoKind::kVdso32 && (elf_class != ELFCLASS32 || machine == EM_X86_64)) {
+    return Err("[vdso32] image is not a 32-bit ELF (class {}, machine {})", elf_class, machine);
+  }
+  if (kind == DsoKind::kVdsox32 && (elf_class != ELFCLASS32 || machine != EM_X86_64)) {
+    return Err("[vdsox32] image is not an x32 ELF (class {}, machine {})", elf_class, machine);
+  }
+  return Status::Ok();
+}
+
+// Scans one note buffer (as libelf converted it) for NT_GNU_BUILD_ID "GNU".
+bool FindBuildIdNote(Elf_Data* data, BuildId* out) {
+  if (data == nullptr) return false;
+  size_t offset = 0, name_off = 0, desc_off = 0;
+  GElf_Nhdr nhdr;
+  while (offset < data->d_size) {
+    size_t next = gelf_getnote(data, offset, &nhdr, &name_off, &desc_off);
+    if (next == 0 || next <= offset) break;
+    const char* base = static_cast<const char*>(data->d_buf);
+    if (nhdr.n_type == NT_GNU_BUILD_ID && nhdr.n_namesz == 4 && std::memcmp(base + name_off, "GNU", 4) == 0 &&
+        nhdr.n_descsz > 0) {
+      *out = BuildId::FromBytes(reinterpret_cast<const uint8_t*>(base + desc_off), nhdr.n_descsz);
+      return true;
+    }
+    offset = next;
+  }
+  return false;
+}
+
+// The image's build-id via libelf: PT_NOTE segments first, then SHT_NOTE sections.
+Result<BuildId> ImageBuildId(std::string& bytes) {
+  elf_version(EV_CURRENT);
+  Elf* elf = elf_memory(bytes.data(), bytes.size());
+  if (elf == nullptr || elf_kind(elf) != ELF_K_ELF) {
+    if (elf) elf_end(elf);
+    return Err("vdso image is not ELF: {}", elf_errmsg(-1));
+  }
+  BuildId id;
+  bool found = false;
+  size_t phnum = 0;
+  if (elf_getphdrnum(elf, &phnum) == 0) {
+    for (size_t i = 0; i < phnum && !found; ++i) {
+      GElf_Phdr phdr;
+      if (gelf_getphdr(elf, static_cast<int>(i), &phdr) == nullptr || phdr.p_type != PT_NOTE) continue;
+      if (phdr.p_offset > bytes.size() || phdr.p_filesz > bytes.size() - phdr.p_offset) continue;
+      Elf_Type type = phdr.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR;
+      found = FindBuildIdNote(elf_getdata_rawchunk(elf, static_cast<int64_t>(phdr.p_offset), phdr.p_filesz, type), &id);
+    }
+  }
+  for (Elf_Scn* scn = nullptr; !found && (scn = elf_nextscn(elf, scn)) != nullptr;) {
+    GElf_Shdr shdr;
+    if (gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_type != SHT_NOTE) continue;
+    found = FindBuildIdNote(elf_getdata(scn, nullptr), &id);
+  }
+  elf_end(elf);
+  return id;  // empty when the image has no build-id note
+}
+
+Result<LocalVdso> LoadLocalVdso(DsoKind kind, int index) {
+  Result<std::string> bytes = kind == DsoKind::kVdso ? ReadOwnVdso() : ReadCompatVdso(kind);
+  if (!bytes.ok()) return bytes.error();
+  PERFLENS_RETURN_IF_ERROR(CheckImage(*bytes, kind));
+  Result<BuildId> build_id = ImageBuildId(*bytes);
+  if (!build_id.ok()) return build_id.error();
+  Result<std::string> path = WriteTempFile(*bytes, index);
+  if (!path.ok()) return path.error();
+  return LocalVdso{std::move(*path), *build_id};
+}
+
+}  // namespace
+
+Result<LocalVdso> GetLocalVdso(DsoKind kind) {
+  int index = KindIndex(kind);
+  if (index < 0) return Err("GetLocalVdso: {} is not a vdso kind", DsoKindName(kind));
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (!g_cache[index].has_value()) g_cache[index].emplace(LoadLocalVdso(kind, index));
+  return *g_cache[index];
+}
+
+void RemoveVdsoTempFiles() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (g_cleanup_installed) UnlinkRegistered();
+  for (auto& entry : g_cache) entry.reset();
+}
 
 }  // namespace perflens

@@ -18,17 +18,23 @@
 namespace perflens {
 
 struct LocalVdso {
-  std::string path;  // temp file holding the image
-  BuildId build_id;
+  std::string path;  // temp file holding the image ("$TMPDIR/perflens-vdso.so-XXXXXX", 0600)
+  BuildId build_id;  // from the image's NT_GNU_BUILD_ID note; empty if it has none
 };
 
-// Copies this process's vdso (kind kVdso) or runs the 32-bit/x32 helper (kVdso32 /
-// kVdsox32; looked up next to the perflens binary and in PERFLENS_LIBEXEC_DIR) and returns
-// the temp file. Cached per kind for the process lifetime; temp files are removed at
-// exit and on SIGINT/SIGTERM. Errors: no [vdso] line, helper missing or failing, I/O.
+// Copies this process's vdso (kind kVdso: the r-xp [vdso] line of /proc/self/maps, read
+// from memory) or runs the 32-bit/x32 helper (kVdso32 / kVdsox32) and returns the temp
+// file. Helpers are looked up, in order, as perflens-read-vdso{32,x32} next to
+// /proc/self/exe and in $PERFLENS_LIBEXEC_DIR, then as Debian/Fedora perf's
+// perf-read-vdso{32,x32} in /usr/lib/perf-core and /usr/libexec/perf-core; their stdout
+// is capped at 1 MiB. Results (and errors) are cached per kind until
+// RemoveVdsoTempFiles. Temp files are removed at exit and on SIGINT/SIGTERM when the
+// signal would terminate the process (a handler installed earlier is chained instead).
+// Errors: no [vdso] line, helper missing or failing (x32 needs CONFIG_X86_X32_ABI), not
+// an ELF of the expected class, I/O.
 Result<LocalVdso> GetLocalVdso(DsoKind kind);
 
-// Removes the temp files now (also registered with atexit).
+// Removes the temp files now and forgets the cached results (also run at exit).
 void RemoveVdsoTempFiles();
 
 }  // namespace perflens
