@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "cli/commands.h"
 #include "perfdata/perf_file.h"
 #include "report/dump_printer.h"
 #include "report/header_printer.h"
@@ -150,7 +151,10 @@ int main(int argc, char** argv) {
   CLI::App* bidlist = app.add_subcommand("buildid-list", "Build-ids recorded in the file, as perf buildid-list");
   bidlist->add_option("-i,--input", bid_input, "Input file");
 
+  CommandRunner run_script = RegisterScriptCommand(&app);
+
   CLI11_PARSE(app, argc, argv);
+  if (app.got_subcommand("script")) return run_script();
   if (*report) return RunReport(ra);
   if (*header) {
     auto file = OpenInput(header_input);
