@@ -50,7 +50,9 @@ constexpr std::array<const char*, kKinds> kStems = {"vdso", "vdso32", "vdsox32"}
 char g_paths[kKinds][kPathCapacity];
 volatile sig_atomic_t g_path_set[kKinds];
 pid_t g_path_owner[kKinds];
-struct sigaction g_old_int, g_old_term;
+// Signals whose default action would leave the files behind.
+constexpr std::array<int, 4> kCleanupSignals = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+struct sigaction g_old_actions[kCleanupSignals.size()];
 
 std::mutex g_mu;
 std::optional<Result<LocalVdso>> g_cache[kKinds];
@@ -69,8 +71,9 @@ void UnlinkRegistered() {
 void AtExit() { UnlinkRegistered(); }
 
 void OnSignal(int sig, siginfo_t* info, void* ctx) {
-  const struct sigaction& old = sig == SIGINT ? g_old_int : g_old_term;
-  if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN) return;
+  size_t slot = 0;
+  while (slot + 1 < kCleanupSignals.size() && kCleanupSignals[slot] != sig) ++slot;
+  const struct sigaction& old = g_old_actions[slot];
   if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL) {
     // The signal terminates the process: clean up, then die by it as before.
     int saved_errno = errno;
@@ -88,7 +91,7 @@ void OnSignal(int sig, siginfo_t* info, void* ctx) {
   }
 }
 
-// Called with g_mu held.
+// Called with g_mu held. Ignored signals stay ignored (also for exec'd children).
 void InstallCleanup() {
   if (g_cleanup_installed) return;
   g_cleanup_installed = true;
@@ -98,8 +101,11 @@ void InstallCleanup() {
   sa.sa_sigaction = OnSignal;
   sa.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, &g_old_int);
-  sigaction(SIGTERM, &sa, &g_old_term);
+  for (size_t i = 0; i < kCleanupSignals.size(); ++i) {
+    if (sigaction(kCleanupSignals[i], nullptr, &g_old_actions[i]) != 0) continue;
+    bool ignored = !(g_old_actions[i].sa_flags & SA_SIGINFO) && g_old_actions[i].sa_handler == SIG_IGN;
+    if (!ignored) sigaction(kCleanupSignals[i], &sa, nullptr);
+  }
 }
 
 std::string ErrnoText(int err) { return std::strerror(err); }

@@ -28,8 +28,9 @@ struct LocalVdso {
 // /proc/self/exe and in $PERFLENS_LIBEXEC_DIR, then as Debian/Fedora perf's
 // perf-read-vdso{32,x32} in /usr/lib/perf-core and /usr/libexec/perf-core; their stdout
 // is capped at 1 MiB. Results (and errors) are cached per kind until
-// RemoveVdsoTempFiles. Temp files are removed at exit and on SIGINT/SIGTERM when the
-// signal would terminate the process (a handler installed earlier is chained instead).
+// RemoveVdsoTempFiles. Temp files are removed at exit and on SIGINT/SIGTERM/SIGHUP/
+// SIGPIPE when the signal would terminate the process (a handler installed earlier is
+// chained instead; ignored signals stay ignored). SIGKILL and crashes leave them behind.
 // Errors: no [vdso] line, helper missing or failing (x32 needs CONFIG_X86_X32_ABI), not
 // an ELF of the expected class, I/O.
 Result<LocalVdso> GetLocalVdso(DsoKind kind);

@@ -201,6 +201,15 @@ TEST_F(VdsoTest, RemovedOnSigterm) {
   EXPECT_FALSE(Exists(path)) << path;
 }
 
+TEST_F(VdsoTest, RemovedOnSighup) {
+  std::string path;
+  int status = InChild([] { raise(SIGHUP); }, &path);
+  ASSERT_FALSE(path.empty());
+  ASSERT_TRUE(WIFSIGNALED(status)) << status;
+  EXPECT_EQ(WTERMSIG(status), SIGHUP);
+  EXPECT_FALSE(Exists(path)) << path;
+}
+
 TEST_F(VdsoTest, RemovedAtExit) {
   std::string path;
   int status = InChild([] { exit(0); }, &path);
