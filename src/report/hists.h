@@ -4,10 +4,12 @@
 #pragma once
 
 #include <array>
+#include <memory>
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
 
+#include "report/callchain_tree.h"
 #include "report/hist_entry.h"
 #include "report/sort_key.h"
 
@@ -30,6 +32,17 @@ class Hists {
   // keys' order.
   std::vector<const HistEntry*> Sorted(bool children) const;
 
+  // The callchain tree of row `i` (created on first use).
+  CallchainNode* Chain(size_t i) {
+    if (chains_.size() <= i) chains_.resize(entries_.size());
+    if (!chains_[i]) chains_[i] = std::make_unique<CallchainNode>();
+    return chains_[i].get();
+  }
+  const CallchainNode* FindChain(const HistEntry* e) const {
+    size_t i = static_cast<size_t>(e - entries_.data());
+    return i < chains_.size() ? chains_[i].get() : nullptr;
+  }
+
   const std::vector<const SortKey*>& keys() const { return keys_; }
   const std::vector<HistEntry>& entries() const { return entries_; }
   uint64_t total_period = 0;
@@ -50,6 +63,7 @@ class Hists {
   std::vector<const SortKey*> keys_;
   std::vector<HistEntry> entries_;  // stable indices; pointers valid until next FindOrAdd
   std::unordered_map<Key, size_t, KeyHash> index_;
+  std::vector<std::unique_ptr<CallchainNode>> chains_;  // parallel to entries_
 };
 
 }  // namespace perflens

@@ -16,7 +16,7 @@ struct ReportOptions {
   std::string field_separator;        // -t; empty → aligned columns
   double percent_limit = 0;           // --percent-limit (percent)
   std::optional<bool> children;       // --children/--no-children; unset → on with callchains
-  std::string call_graph = "graph";   // -g mode (only "none" is honoured for now)
+  std::string call_graph = "graph,0.5";  // -g: graph/fractal/flat/folded/none[,threshold][,caller/callee]
   bool show_nr_samples = false;       // -n
   int max_stack = 127;                // --max-stack
   bool show_header = false;           // --header

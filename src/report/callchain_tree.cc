@@ -1,0 +1,283 @@
+#include "report/callchain_tree.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace perflens {
+namespace {
+
+void AddNewChild(CallchainNode* parent, std::span<const ChainFrame> chain, uint64_t period) {
+  auto node = std::make_unique<CallchainNode>();
+  node->val.assign(chain.begin(), chain.end());
+  node->hit = period;
+  node->count = 1;
+  parent->children.push_back(std::move(node));
+}
+
+// Splits `node` after `at` entries: the tail (with the node's hits and children) moves
+// into a new child.
+void Split(CallchainNode* node, size_t at) {
+  auto tail = std::make_unique<CallchainNode>();
+  tail->val.assign(node->val.begin() + static_cast<long>(at), node->val.end());
+  tail->hit = node->hit;
+  tail->count = node->count;
+  tail->children_hit = node->children_hit;
+  tail->children_count = node->children_count;
+  tail->children = std::move(node->children);
+  node->val.resize(at);
+  node->children.clear();
+  node->children_hit = tail->cumul();
+  node->children_count = tail->count + tail->children_count;
+  node->hit = 0;
+  node->count = 0;
+  node->children.push_back(std::move(tail));
+}
+
+}  // namespace
+
+void AppendChain(CallchainNode* root, std::span<const ChainFrame> chain, uint64_t period) {
+  CallchainNode* node = root;
+  // `node` is an inner node whose val is fully matched; descend among its children.
+  while (true) {
+    if (chain.empty()) {
+      node->hit += period;
+      node->count += 1;
+      return;
+    }
+    CallchainNode* child = nullptr;
+    for (auto& c : node->children)
+      if (!c->val.empty() && c->val[0].SameFunction(chain[0])) {
+        child = c.get();
+        break;
+      }
+    node->children_hit += period;
+    node->children_count += 1;
+    if (!child) {
+      AddNewChild(node, chain, period);
+      return;
+    }
+    size_t i = 0;
+    while (i < child->val.size() && i < chain.size() && child->val[i].SameFunction(chain[i])) ++i;
+    if (i < child->val.size()) {
+      Split(child, i);
+      // The split child now holds chain[0..i); continue below it.
+    }
+    chain = chain.subspan(i);
+    node = child;
+  }
+}
+
+bool ParseCallGraphArg(const std::string& arg, CallGraphParams* p, bool* order_set, std::string* error) {
+  size_t start = 0;
+  while (start <= arg.size()) {
+    size_t comma = arg.find(',', start);
+    if (comma == std::string::npos) comma = arg.size();
+    std::string w = arg.substr(start, comma - start);
+    start = comma + 1;
+    if (w.empty()) continue;
+    if (w == "none") p->mode = CallGraphMode::kNone;
+    else if (w == "graph") p->mode = CallGraphMode::kGraph;
+    else if (w == "fractal") p->mode = CallGraphMode::kFractal;
+    else if (w == "flat") p->mode = CallGraphMode::kFlat;
+    else if (w == "folded") p->mode = CallGraphMode::kFolded;
+    else if (w == "caller") { p->caller_order = true; *order_set = true; }
+    else if (w == "callee") { p->caller_order = false; *order_set = true; }
+    else if (w == "function" || w == "address" || w == "percent" || w == "period" || w == "count" || w == "fp" ||
+             w == "dwarf" || w == "lbr")
+      ;  // accepted; only function keys and percent values are implemented
+    else {
+      char* end = nullptr;
+      double v = std::strtod(w.c_str(), &end);
+      if (end && *end == '\0' && v >= 0) p->min_percent = v;
+      else {
+        *error = fmt::format("unknown -g/--call-graph word '{}'", w);
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+namespace {
+
+std::string FrameName(const ChainFrame& f) {
+  if (f.sym) return std::string(f.sym->name);
+  return f.ip ? fmt::format("{:#x}", f.ip) : "0";
+}
+
+constexpr std::string_view kMargin = "            ";  // callchain__fprintf_left_margin
+
+// Children of `node` kept for printing, sorted by cumulative period (stable for ties).
+std::vector<const CallchainNode*> SortedChildren(const CallchainNode& node, uint64_t min_hit) {
+  std::vector<const CallchainNode*> v;
+  for (const auto& c : node.children)
+    if (c->cumul() >= min_hit) v.push_back(c.get());
+  // Ties keep perf's input-tree order (match_chain_dso_addresses): later DSO first,
+  // then the higher address (symbol start, or ip when unresolved) first.
+  auto tie_key = [](const CallchainNode* n) {
+    const ChainFrame& f = n->val.front();
+    return std::pair<int, uint64_t>(f.dso ? f.dso->id() : -1, f.sym ? f.sym->start : f.ip);
+  };
+  std::stable_sort(v.begin(), v.end(), [&](const CallchainNode* a, const CallchainNode* b) {
+    if (a->cumul() != b->cumul()) return a->cumul() > b->cumul();
+    return tie_key(a) > tie_key(b);
+  });
+  return v;
+}
+
+uint64_t MinHit(const CallGraphParams& p, uint64_t total_period, const CallchainNode& parent) {
+  if (p.mode == CallGraphMode::kFractal)
+    return static_cast<uint64_t>(std::ceil(static_cast<double>(parent.children_hit) * p.min_percent / 100.0));
+  return static_cast<uint64_t>(static_cast<double>(total_period) * p.min_percent / 100.0);
+}
+
+void Value(uint64_t hits, uint64_t total, std::string* out) {
+  double pct = total ? 100.0 * static_cast<double>(hits) / static_cast<double>(total) : 0.0;
+  fmt::format_to(std::back_inserter(*out), "{:.2f}%", pct);
+}
+
+void PrintGraphLevel(const CallchainNode& parent, const CallGraphParams& p, uint64_t total_period,
+                     uint64_t total, int depth, uint32_t depth_mask, int left_margin, std::string* out) {
+  auto kids = SortedChildren(parent, MinHit(p, total_period, parent));
+  uint64_t remaining = total;
+  uint32_t new_mask = depth_mask;
+  for (size_t k = 0; k < kids.size(); ++k) {
+    const CallchainNode* child = kids[k];
+    remaining -= std::min(remaining, child->cumul());
+    bool last = k + 1 == kids.size();
+    if (last && (p.mode != CallGraphMode::kFractal || remaining == 0)) new_mask &= ~(1u << (depth - 1));
+    // Separator line keeps the old mask.
+    out->append(kMargin);
+    out->append(static_cast<size_t>(left_margin), ' ');
+    for (int i = 0; i < depth; ++i) out->append((depth_mask & (1u << i)) ? "|          " : "           ");
+    out->push_back('\n');
+    for (size_t e = 0; e < child->val.size(); ++e) {
+      out->append(kMargin);
+      out->append(static_cast<size_t>(left_margin), ' ');
+      for (int i = 0; i < depth; ++i) {
+        out->push_back((new_mask & (1u << i)) ? '|' : ' ');
+        if (e == 0 && i == depth - 1) {
+          out->append("--");
+          Value(child->cumul(), total, out);
+          out->append("--");
+        } else {
+          out->append("          ");
+        }
+      }
+      out->append(FrameName(child->val[e]));
+      out->push_back('\n');
+    }
+    uint64_t new_total = p.mode == CallGraphMode::kFractal ? child->children_hit : total;
+    if (depth < 31) PrintGraphLevel(*child, p, total_period, new_total, depth + 1, new_mask | (1u << depth), left_margin, out);
+  }
+  if (p.mode == CallGraphMode::kFractal && remaining && remaining != total && !kids.empty()) {
+    out->append(kMargin);
+    out->append(static_cast<size_t>(left_margin), ' ');
+    uint32_t mask = new_mask & ~(1u << (depth - 1));
+    for (int i = 0; i < depth; ++i) {
+      out->push_back((mask & (1u << i)) ? '|' : ' ');
+      if (i == depth - 1) {
+        out->append("--");
+        Value(remaining, total, out);
+        out->append("--");
+      } else {
+        out->append("          ");
+      }
+    }
+    out->append("[...]\n");
+  }
+}
+
+void PrintGraph(const CallchainNode& root, const CallGraphParams& p, uint64_t total_period, uint64_t parent_period,
+                std::string* out) {
+  size_t before = out->size();
+  const CallchainNode* level = &root;
+  int left_margin = 0;
+  auto first = SortedChildren(root, MinHit(p, total_period, root));
+  if (first.size() == 1 && first[0]->cumul() == parent_period) {
+    // A single root chain: print it without a percentage (need_percent_display).
+    const CallchainNode* c = first[0];
+    bool printed = false;
+    for (size_t e = 0; e < c->val.size(); ++e) {
+      if (e == 0 && p.skip_first_sym) continue;
+      if (!printed) {
+        out->append(kMargin);
+        out->append("|\n");
+        out->append(kMargin);
+        out->append("---");
+        left_margin += 3;
+        printed = true;
+      } else {
+        out->append(kMargin);
+        out->append(static_cast<size_t>(left_margin), ' ');
+      }
+      out->append(FrameName(c->val[e]));
+      out->push_back('\n');
+    }
+    level = c;
+  }
+  uint64_t total = p.mode == CallGraphMode::kFractal ? parent_period : total_period;
+  PrintGraphLevel(*level, p, total_period, total, 1, 1, left_margin, out);
+  if (out->size() != before) out->push_back('\n');
+}
+
+// Walks leaves; `path` holds the frames from the root.
+template <typename Fn>
+void ForEachPath(const CallchainNode& node, std::vector<const ChainFrame*>* path, Fn&& fn) {
+  for (const auto& f : node.val) path->push_back(&f);
+  if (node.hit) fn(node, *path);
+  for (const auto& c : node.children) ForEachPath(*c, path, fn);
+  path->resize(path->size() - node.val.size());
+}
+
+}  // namespace
+
+void PrintCallchain(const CallchainNode& root, const CallGraphParams& p, uint64_t total_period,
+                    uint64_t parent_period, std::string* out) {
+  switch (p.mode) {
+    case CallGraphMode::kNone:
+      return;
+    case CallGraphMode::kGraph:
+    case CallGraphMode::kFractal:
+      PrintGraph(root, p, total_period, parent_period, out);
+      return;
+    case CallGraphMode::kFlat:
+    case CallGraphMode::kFolded: {
+      // perf prints one chain per node that has hits, sorted by hits (flat: value line,
+      // then one frame per line; folded: "value a;b;c").
+      struct Leaf {
+        uint64_t hit;
+        std::vector<const ChainFrame*> frames;
+      };
+      std::vector<Leaf> leaves;
+      std::vector<const ChainFrame*> path;
+      uint64_t min_hit = static_cast<uint64_t>(static_cast<double>(total_period) * p.min_percent / 100.0);
+      ForEachPath(root, &path, [&](const CallchainNode& n, const std::vector<const ChainFrame*>& fr) {
+        if (n.hit >= min_hit) leaves.push_back({n.hit, fr});
+      });
+      std::stable_sort(leaves.begin(), leaves.end(), [](const Leaf& a, const Leaf& b) { return a.hit > b.hit; });
+      for (const auto& l : leaves) {
+        if (p.mode == CallGraphMode::kFlat) {
+          out->append("           ");
+          Value(l.hit, total_period, out);
+          out->push_back('\n');
+          for (const ChainFrame* f : l.frames) fmt::format_to(std::back_inserter(*out), "                {}\n", FrameName(*f));
+          out->push_back('\n');
+        } else {
+          Value(l.hit, total_period, out);
+          out->push_back(' ');
+          for (size_t i = 0; i < l.frames.size(); ++i) {
+            if (i) out->push_back(';');
+            out->append(FrameName(*l.frames[i]));
+          }
+          out->push_back('\n');
+        }
+      }
+      return;
+    }
+  }
+}
+
+}  // namespace perflens

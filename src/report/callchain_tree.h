@@ -1,0 +1,59 @@
+// CallchainTree: perf's per-entry callchain tree (tools/perf/util/callchain.c): chains of
+// frames are merged by function (same DSO and symbol start, or same ip when unresolved);
+// a node holds a run of frames that always occur together, split when a new chain
+// diverges inside it. Printed as perf report's graph / fractal / flat / folded.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "model/dso.h"
+#include "symbolize/symbol_table.h"
+
+namespace perflens {
+
+struct ChainFrame {
+  const Dso* dso = nullptr;
+  const Symbol* sym = nullptr;
+  uint64_t ip = 0;  // raw ip (printed when unresolved)
+  bool SameFunction(const ChainFrame& o) const {
+    if (dso != o.dso) return false;
+    if (sym && o.sym) return sym->start == o.sym->start;
+    return ip == o.ip;
+  }
+};
+
+struct CallchainNode {
+  std::vector<ChainFrame> val;
+  uint64_t hit = 0;           // period of chains that end here
+  uint64_t children_hit = 0;  // period of chains that continue below
+  uint64_t count = 0, children_count = 0;
+  std::vector<std::unique_ptr<CallchainNode>> children;  // insertion order
+  uint64_t cumul() const { return hit + children_hit; }
+};
+
+// Adds one chain (already in the print order: caller or callee first) with `period`.
+void AppendChain(CallchainNode* root, std::span<const ChainFrame> chain, uint64_t period);
+
+enum class CallGraphMode { kNone, kGraph, kFractal, kFlat, kFolded };
+
+struct CallGraphParams {
+  CallGraphMode mode = CallGraphMode::kGraph;
+  double min_percent = 0.5;  // threshold
+  bool caller_order = false;  // resolved by the report: caller with children, else callee
+  bool skip_first_sym = false;  // perf omits the first entry when sorting by sym only
+};
+
+// Parses perf's -g argument: "graph,0.5,caller,function,percent", "none", "folded"...
+// Unknown words are errors (message names them). Order words set *order_set.
+bool ParseCallGraphArg(const std::string& arg, CallGraphParams* params, bool* order_set, std::string* error);
+
+// Appends the callchain text for one report row. `total_period` is the histogram's
+// total, `parent_period` the row's own (children: accumulated) period.
+void PrintCallchain(const CallchainNode& root, const CallGraphParams& params, uint64_t total_period,
+                    uint64_t parent_period, std::string* out);
+
+}  // namespace perflens
