@@ -29,6 +29,14 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
     if (ev.attr.sample_type & kSampleCallchain) r->has_callchains_ = true;
   r->children_ = options.children.value_or(r->has_callchains_);
   if (!r->has_callchains_) r->children_ = false;  // perf: nothing to accumulate
+  // perf report's default is graph,0.5 with caller order for children, callee without.
+  CallGraphParams& cg = r->call_graph_;
+  bool order_set = false;
+  std::string cg_error;
+  if (!ParseCallGraphArg(options.call_graph, &cg, &order_set, &cg_error)) return Error{cg_error};
+  if (!order_set) cg.caller_order = r->children_;
+  if (!r->has_callchains_) cg.mode = CallGraphMode::kNone;
+  cg.skip_first_sym = options.fields.empty() && options.sort.rfind("sym", 0) == 0;
 
   const HeaderEnv& env = file->env();
   SymbolizeOptions so = options.symbolize;
@@ -117,15 +125,29 @@ void Report::ProcessSample(const RecordView& r) {
   proto.level = al.level;
   size_t self_row = hists.FindOrAdd(proto);
   Hists::AddSelf(&hists.at(self_row), s.period, cpumode);
+  const bool graph = call_graph_.mode != CallGraphMode::kNone;
+  if (!children_ && !graph) return;
+
+  bool chain_ok = ResolveCallchain(thread, s, al.level);
+  if (graph) {
+    // The chain in print order: callee first (the kernel's order) or caller first.
+    chain_.clear();
+    for (const AddrLocation& fl : frames_) chain_.push_back({fl.dso, fl.sym, fl.sym ? fl.addr : fl.addr});
+    if (call_graph_.caller_order) std::reverse(chain_.begin(), chain_.end());
+    AppendChain(hists.Chain(self_row), chain_, s.period);
+  }
   if (!children_) return;
 
   // Children: every distinct row on the callchain gets the period once (perf's
-  // hist_entry_iter cumulative mode, deduplicated by sort keys).
+  // hist_entry_iter cumulative mode, deduplicated by sort keys), walking the chain in
+  // print order; each such row's graph gets the part of the chain from it onwards.
   Hists::AddAcc(&hists.at(self_row), s.period);
   chain_rows_.clear();
   chain_rows_.push_back(self_row);
-  if (!ResolveCallchain(thread, s, al.level)) return;
-  for (const AddrLocation& fl : frames_) {
+  if (!chain_ok) return;
+  const size_t n = frames_.size();
+  for (size_t k = 0; k < n; ++k) {
+    const AddrLocation& fl = frames_[call_graph_.caller_order ? n - 1 - k : k];
     proto.dso = fl.dso;
     proto.sym = fl.sym;
     proto.addr = fl.addr;
@@ -134,35 +156,21 @@ void Report::ProcessSample(const RecordView& r) {
     if (std::find(chain_rows_.begin(), chain_rows_.end(), row) != chain_rows_.end()) continue;
     chain_rows_.push_back(row);
     Hists::AddAcc(&hists.at(row), s.period);
+    if (graph) AppendChain(hists.Chain(row), std::span<const ChainFrame>(chain_).subspan(k), s.period);
   }
 }
 
 bool Report::ResolveCallchain(Thread* thread, const Sample& s, char sample_level) {
-  // perf's thread__resolve_callchain_sample: markers switch the cpumode (starting as
-  // user); any other marker means a corrupt chain and the whole chain is discarded;
-  // at most --max-stack real entries.
   frames_.clear();
-  uint16_t frame_mode = kMiscUser;
-  const U64Array& chain = s.callchain;
-  int depth = 0;
-  for (uint64_t i = 0; i < chain.size && depth < options_.max_stack; ++i) {
-    uint64_t ip = chain[i];
-    if (ip >= kContextMax) {
-      if (ip == kContextKernel) frame_mode = kMiscKernel;
-      else if (ip == kContextUser) frame_mode = kMiscUser;
-      else if (ip == kContextHv) frame_mode = kMiscHypervisor;
-      else {
-        ++counters_.nr_bad_callchains;
-        frames_.clear();
-        return false;
-      }
-      continue;
-    }
-    ++depth;
-    AddrLocation fl = resolver_->Resolve(thread, frame_mode, ip);
+  if (!perflens::ResolveCallchain(*resolver_, thread, s.callchain, options_.max_stack, &chain_frames_)) {
+    ++counters_.nr_bad_callchains;
+    return false;
+  }
+  for (const CallchainFrame& f : chain_frames_) {
+    AddrLocation fl = f.al;
     // fill_callchain_info: unresolved nodes are keyed by the raw ip; the level follows
     // the maps the node was found in, else stays the sample's.
-    if (!fl.sym) fl.addr = ip;
+    if (!fl.sym) fl.addr = f.ip;
     fl.level = fl.dso ? (fl.dso->is_kernel() ? 'k' : '.') : sample_level;
     frames_.push_back(fl);
   }

@@ -9,6 +9,8 @@
 
 #include "model/machine.h"
 #include "perfdata/perf_file.h"
+#include "report/callchain.h"
+#include "report/callchain_tree.h"
 #include "report/hists.h"
 #include "report/report_options.h"
 #include "report/resolver.h"
@@ -44,6 +46,8 @@ class Report {
   const ReadStats& read_stats() const { return read_stats_; }
   bool children() const { return children_; }
   bool has_callchains() const { return has_callchains_; }
+  // The call graph that will be printed (mode none when there are no callchains).
+  const CallGraphParams& call_graph() const { return call_graph_; }
   Machine& machine() { return *machine_; }
   Symbolizer& symbolizer() { return *symbolizer_; }
   // Lines for the end-of-report summary: what could not be resolved, with counts.
@@ -68,7 +72,10 @@ class Report {
   bool children_ = false;
   bool has_callchains_ = false;
   std::vector<size_t> chain_rows_;     // per-sample dedup scratch, reused (no allocation)
+  std::vector<CallchainFrame> chain_frames_;  // per-sample walk scratch, reused
   std::vector<AddrLocation> frames_;   // per-sample resolved callchain, reused
+  std::vector<ChainFrame> chain_;      // frames_ in print order, reused
+  CallGraphParams call_graph_;
 };
 
 }  // namespace perflens

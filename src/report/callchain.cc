@@ -1,0 +1,30 @@
+#include "report/callchain.h"
+
+#include "perfdata/perf_event.h"
+
+namespace perflens {
+
+bool ResolveCallchain(Resolver& resolver, Thread* thread, const U64Array& chain, int max_stack,
+                      std::vector<CallchainFrame>* frames) {
+  frames->clear();
+  uint16_t frame_mode = kMiscUser;
+  int depth = 0;
+  for (uint64_t i = 0; i < chain.size && depth < max_stack; ++i) {
+    uint64_t ip = chain[i];
+    if (ip >= kContextMax) {
+      if (ip == kContextKernel) frame_mode = kMiscKernel;
+      else if (ip == kContextUser) frame_mode = kMiscUser;
+      else if (ip == kContextHv) frame_mode = kMiscHypervisor;
+      else {
+        frames->clear();
+        return false;
+      }
+      continue;
+    }
+    ++depth;
+    frames->push_back({ip, resolver.Resolve(thread, frame_mode, ip)});
+  }
+  return true;
+}
+
+}  // namespace perflens
