@@ -1,8 +1,9 @@
 // PerfFile: a perf.data file (file mode PERFILE2, legacy PERFFILE, or pipe mode), read
 // in place from an mmap or an in-memory buffer (pipes), in either byte order.
 //
-// Ownership: PerfFile owns the bytes; every RecordView it delivers points into them (or
-// into its decompression chunks) and stays valid until the PerfFile is destroyed.
+// Ownership: PerfFile owns the bytes; a RecordView from the file stays valid until the
+// PerfFile is destroyed, but one decompressed from COMPRESSED/COMPRESSED2 data is valid
+// only until ReadRecords returns (RecordView::compressed tells which): copy what you keep.
 // Layouts: tools/perf/util/header.c (perf_file_header, attrs, feature index),
 // tools/perf/util/session.c (record framing, ordering, compression). Spec part A.
 #pragma once

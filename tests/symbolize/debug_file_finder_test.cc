@@ -92,7 +92,9 @@ TEST(DebugFileFinderTest, DefaultBuildIdDir) {
   setenv("PERF_BUILDID_DIR", "/x/cache", 1);
   EXPECT_EQ(DefaultBuildIdDir(), "/x/cache");
   unsetenv("PERF_BUILDID_DIR");
-  if (const char* home = getenv("HOME")) EXPECT_EQ(DefaultBuildIdDir(), std::string(home) + "/.debug");
+  if (const char* home = getenv("HOME")) {
+    EXPECT_EQ(DefaultBuildIdDir(), std::string(home) + "/.debug");
+  }
   if (old_dir) setenv("PERF_BUILDID_DIR", saved.c_str(), 1);
 }
 
