@@ -1,14 +1,117 @@
+// `perflens script`: perf script's per-sample listing, -F fields, folded stacks.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
 #include "cli/commands.h"
+#include "perfdata/perf_file.h"
+#include "report/script_printer.h"
 
 namespace perflens {
+namespace {
+
+struct ScriptArgs {
+  std::string input = "perf.data";
+  std::string folded_weight = "samples";
+  std::vector<std::string> comms, pids, tids;
+  ScriptOptions options;
+};
+
+std::vector<std::string> SplitCommas(const std::vector<std::string>& in) {
+  std::vector<std::string> out;
+  for (const auto& item : in) {
+    size_t start = 0;
+    while (start <= item.size()) {
+      size_t comma = item.find(',', start);
+      if (comma == std::string::npos) comma = item.size();
+      if (comma > start) out.push_back(item.substr(start, comma - start));
+      start = comma + 1;
+    }
+  }
+  return out;
+}
+
+bool ParseIds(const std::vector<std::string>& in, std::vector<uint32_t>* out) {
+  for (const auto& s : SplitCommas(in)) {
+    char* end = nullptr;
+    unsigned long v = strtoul(s.c_str(), &end, 10);
+    if (end == s.c_str() || *end != '\0') return false;
+    out->push_back(static_cast<uint32_t>(v));
+  }
+  return true;
+}
+
+void Write(std::string* s) {
+  fwrite(s->data(), 1, s->size(), stdout);
+  s->clear();
+}
+
+int RunScript(ScriptArgs& a) {
+  ScriptOptions& o = a.options;
+  o.comms = SplitCommas(a.comms);
+  if (!ParseIds(a.pids, &o.pids) || !ParseIds(a.tids, &o.tids)) {
+    fmt::print(stderr, "perflens: --pid/--tid take comma-separated numbers\n");
+    return 1;
+  }
+  if (a.folded_weight != "samples" && a.folded_weight != "period") {
+    fmt::print(stderr, "perflens: --folded-weight is samples or period, not '{}'\n", a.folded_weight);
+    return 1;
+  }
+  o.folded_weight_period = a.folded_weight == "period";
+  auto file = PerfFile::Open(a.input);
+  if (!file) {
+    fmt::print(stderr, "perflens: {}\n", file.error().message);
+    return 1;
+  }
+  for (const auto& w : (*file)->env().warnings) fmt::print(stderr, "perflens: warning: {}\n", w);
+  auto script = Script::Create(file->get(), o);
+  if (!script) {
+    fmt::print(stderr, "perflens: {}\n", script.error().message);
+    return 1;
+  }
+  std::string out;
+  out.reserve(Script::kFlushBytes + (64 << 10));
+  Status st = (*script)->Run(&out, Write);
+  Write(&out);
+  fflush(stdout);
+  if (!st) {
+    fmt::print(stderr, "perflens: {}\n", st.error().message);
+    return 1;
+  }
+  const ReadStats& rs = (*script)->read_stats();
+  if (rs.stopped) fmt::print(stderr, "perflens: warning: {}\n", rs.stopped->message);
+  if (rs.nr_bad_records) fmt::print(stderr, "perflens: warning: {} malformed records skipped\n", rs.nr_bad_records);
+  for (const auto& w : rs.warnings) fmt::print(stderr, "perflens: warning: {}\n", w);
+  for (const auto& line : (*script)->SummaryLines()) fmt::print(stderr, "perflens: {}\n", line);
+  return 0;
+}
+
+}  // namespace
 
 CommandRunner RegisterScriptCommand(CLI::App* app) {
-  CLI::App* cmd = app->add_subcommand("script", "Per-sample listing, as perf script (not yet implemented)");
-  return [cmd]() {
-    (void)cmd;
-    fprintf(stderr, "perflens: script is not implemented yet\n");
-    return 2;
-  };
+  auto args = std::make_shared<ScriptArgs>();
+  CLI::App* cmd = app->add_subcommand("script", "Per-sample listing, as perf script");
+  ScriptOptions& o = args->options;
+  cmd->add_option("-i,--input", args->input, "Input file (default ./perf.data; - for stdin)");
+  cmd->add_option("-F,--fields", o.fields,
+                  "Fields: comm,tid,pid,time,cpu,event,ip,sym,symoff,dso,period (+f/-f change the "
+                  "defaults), or 'folded' for folded stacks");
+  cmd->add_option("--folded-weight", args->folded_weight, "Folded stack weight: samples (default) or period");
+  cmd->add_flag("-G,--hide-call-graph", o.hide_call_graph, "Do not print callchains");
+  cmd->add_option("--max-stack", o.max_stack, "Callchain depth limit (default 127)");
+  cmd->add_option("--comms", args->comms, "Only these comms");
+  cmd->add_option("--pid", args->pids, "Only these process ids");
+  cmd->add_option("--tid", args->tids, "Only these thread ids");
+  SymbolizeOptions& so = o.symbolize;
+  cmd->add_option("--symfs", so.symfs, "Look for files relative to this directory");
+  cmd->add_option("--buildid-dir", so.buildid_dir, "Build-id cache directory (default ~/.debug or $PERF_BUILDID_DIR)");
+  cmd->add_option("--kallsyms", so.kallsyms, "kallsyms file for kernel symbols");
+  cmd->add_option("-k,--vmlinux", so.vmlinux, "vmlinux file for kernel symbols");
+  cmd->add_option("--vdso", so.vdso_image, "vdso image to use when its build-id matches the recorded one");
+  cmd->add_flag("!--no-demangle", so.demangle, "Do not demangle C++ symbols");
+  return [args]() { return RunScript(*args); };
 }
 
 }  // namespace perflens

@@ -1,0 +1,344 @@
+#include "report/script_printer.h"
+
+#include <algorithm>
+#include <iterator>
+
+#include <fmt/format.h>
+
+#include "perfdata/perf_event.h"
+
+namespace perflens {
+namespace {
+
+struct FieldName {
+  const char* name;
+  uint32_t bit;
+  uint64_t sample_type;  // bit the recording must have; 0 = none
+  const char* attr_name; // perf's name of that bit in its error message
+};
+
+constexpr FieldName kFieldNames[] = {
+    {"comm", kFieldComm, 0, ""},
+    {"tid", kFieldTid, kSampleTid, "TID"},
+    {"pid", kFieldPid, kSampleTid, "TID"},
+    {"time", kFieldTime, kSampleTime, "TIME"},
+    {"cpu", kFieldCpu, kSampleCpu, "CPU"},
+    {"event", kFieldEvent, 0, ""},
+    {"ip", kFieldIp, kSampleIp, "IP"},
+    {"sym", kFieldSym, 0, ""},
+    {"symoff", kFieldSymOff, 0, ""},
+    {"dso", kFieldDso, 0, ""},
+    {"period", kFieldPeriod, kSamplePeriod, "PERIOD"},
+};
+
+// perf 6.1's defaults for hardware and software events.
+constexpr uint32_t kDefaultFields = kFieldComm | kFieldTid | kFieldTime | kFieldCpu | kFieldEvent | kFieldIp |
+                                    kFieldSym | kFieldSymOff | kFieldDso | kFieldPeriod;
+
+// perf's event-type prefixes of -F ("sw:comm,tid"); perflens applies fields to all types.
+constexpr std::string_view kTypePrefixes[] = {"hw", "sw", "trace", "raw", "synth", "breakpoint"};
+
+bool Contains(const std::vector<std::string>& list, std::string_view s) {
+  return std::find(list.begin(), list.end(), s) != list.end();
+}
+
+using Out = std::back_insert_iterator<std::string>;
+
+// __symbol__fprintf_symname_offs.
+void AppendSymbol(const AddrLocation& al, bool with_offset, std::string* out) {
+  if (!al.sym) {
+    out->append("[unknown]");
+    return;
+  }
+  out->append(al.sym->name);
+  if (with_offset) fmt::format_to(Out(*out), "+0x{:x}", al.addr - al.sym->start);
+}
+
+// map__fprintf_dsoname: the Dso's name as recorded (the path for files).
+void AppendDso(const AddrLocation& al, std::string* out) {
+  out->append(" (");
+  out->append(al.dso ? std::string_view(al.dso->long_name()) : std::string_view("[unknown]"));
+  out->push_back(')');
+}
+
+void AppendSanitized(std::string_view s, char from, char to, std::string* out) {
+  for (char c : s) out->push_back(c == from ? to : c);
+}
+
+}  // namespace
+
+Result<ScriptFieldSpec> ParseScriptFields(std::string_view arg) {
+  ScriptFieldSpec spec;
+  if (arg.empty()) return spec;
+  size_t colon = arg.find(':');
+  if (colon != std::string_view::npos) {
+    std::string_view type = arg.substr(0, colon);
+    if (std::find(std::begin(kTypePrefixes), std::end(kTypePrefixes), type) == std::end(kTypePrefixes))
+      return Err("'{}' is not a valid event type in -F", type);
+    arg.remove_prefix(colon + 1);
+  }
+  if (arg == "folded") {
+    spec.folded = true;
+    return spec;
+  }
+  size_t start = 0;
+  while (start <= arg.size()) {
+    size_t comma = arg.find(',', start);
+    if (comma == std::string_view::npos) comma = arg.size();
+    std::string_view tok = arg.substr(start, comma - start);
+    start = comma + 1;
+    if (tok.empty()) continue;
+    // perf: a list either sets the fields or changes the defaults (+f, -f), not both.
+    char change = 0;
+    if (tok[0] == '+' || tok[0] == '-') {
+      change = tok[0];
+      tok.remove_prefix(1);
+    }
+    ScriptFieldSpec::Mode mode = change ? ScriptFieldSpec::Mode::kChange : ScriptFieldSpec::Mode::kSet;
+    if (spec.mode != ScriptFieldSpec::Mode::kDefault && spec.mode != mode)
+      return Err("Cannot set fields and add/remove fields at the same time in -F");
+    spec.mode = mode;
+    if (tok == "folded") return Err("-F folded cannot be combined with other fields");
+    const FieldName* f = nullptr;
+    for (const FieldName& n : kFieldNames)
+      if (tok == n.name) f = &n;
+    if (!f) return Err("Invalid field requested: '{}' (perflens script supports comm, tid, pid, time, cpu, "
+                       "event, ip, sym, symoff, dso, period, or folded)", tok);
+    if (change == '-') {
+      spec.removed |= f->bit;
+      spec.fields &= ~f->bit;
+    } else {
+      spec.fields |= f->bit;
+      spec.removed &= ~f->bit;
+    }
+  }
+  return spec;
+}
+
+Result<uint32_t> ResolveScriptFields(const ScriptFieldSpec& spec, const Evsel& evsel) {
+  uint32_t fields = kDefaultFields, user_set = 0;
+  switch (spec.mode) {
+    case ScriptFieldSpec::Mode::kDefault: break;
+    case ScriptFieldSpec::Mode::kSet: fields = user_set = spec.fields; break;
+    case ScriptFieldSpec::Mode::kChange:
+      fields = (fields & ~spec.removed) | spec.fields;
+      user_set = spec.fields;
+      break;
+  }
+  const uint64_t st = evsel.attr.sample_type;
+  for (const FieldName& n : kFieldNames) {
+    if (!(fields & n.bit) || !n.sample_type || (st & n.sample_type)) continue;
+    if (user_set & n.bit)
+      return Err("Samples for '{}' event do not have {} attribute set. Cannot print '{}' field.", evsel.name,
+                 n.attr_name, n.name);
+    fields &= ~n.bit;  // a default the recording cannot supply
+  }
+  if ((fields & kFieldSymOff) && !(fields & kFieldSym)) {
+    if (user_set & kFieldSymOff) return Err("Display of offsets requested but symbol is not selected.");
+    fields &= ~kFieldSymOff;
+  }
+  if ((user_set & (kFieldSym | kFieldDso)) && !(st & kSampleIp))
+    return Err("Display of symbols requested but neither sample IP nor sample address available.");
+  return fields;
+}
+
+void FoldedStacks::Add(std::string_view comm, std::span<const AddrLocation> callee_first, uint64_t weight) {
+  key_.clear();
+  for (char c : comm) key_.push_back(c == ' ' ? '_' : c == ';' ? ':' : c);
+  for (auto it = callee_first.rbegin(); it != callee_first.rend(); ++it) {
+    const AddrLocation& al = *it;
+    key_.push_back(';');
+    if (al.sym) {
+      AppendSanitized(al.sym->name, ';', ':', &key_);
+    } else if (al.dso) {
+      // stackcollapse-perf: an unknown symbol is named after the DSO's basename.
+      std::string_view name = al.dso->long_name();
+      size_t slash = name.rfind('/');
+      if (slash != std::string_view::npos) name.remove_prefix(slash + 1);
+      key_.push_back('[');
+      AppendSanitized(name, ';', ':', &key_);
+      key_.push_back(']');
+    } else {
+      key_.append("[unknown]");
+    }
+    if (al.dso && al.dso->is_kernel()) key_.append("_[k]");
+  }
+  auto found = stacks_.find(std::string_view(key_));
+  if (found == stacks_.end()) found = stacks_.emplace(key_, 0).first;
+  found->second += weight;
+  total_ += weight;
+}
+
+void FoldedStacks::Print(std::string* out) const {
+  std::vector<const std::pair<const std::string, uint64_t>*> sorted;
+  sorted.reserve(stacks_.size());
+  for (const auto& entry : stacks_) sorted.push_back(&entry);
+  std::sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
+  for (const auto* entry : sorted) fmt::format_to(Out(*out), "{} {}\n", entry->first, entry->second);
+}
+
+Result<std::unique_ptr<Script>> Script::Create(PerfFile* file, const ScriptOptions& options) {
+  std::unique_ptr<Script> s(new Script());
+  s->file_ = file;
+  s->options_ = options;
+  auto spec = ParseScriptFields(options.fields);
+  if (!spec) return spec.error();
+  s->folded_mode_ = spec->folded;
+  bool use_callchain = false;
+  for (const Evsel& ev : file->evsels())
+    if (ev.attr.sample_type & kSampleCallchain) use_callchain = !options.hide_call_graph;
+  // perf keeps fields per event type and checks them against the first evsel of that
+  // type only (perf_session__check_output_opt), e.g. not against a trailing dummy event.
+  std::vector<std::pair<uint32_t, uint32_t>> by_type;  // attr.type → fields
+  for (const Evsel& ev : file->evsels()) {
+    uint32_t fields = 0;
+    auto seen = std::find_if(by_type.begin(), by_type.end(), [&](const auto& p) { return p.first == ev.attr.type; });
+    if (seen != by_type.end()) {
+      fields = seen->second;
+    } else if (!s->folded_mode_) {
+      auto f = ResolveScriptFields(*spec, ev);
+      if (!f) return f.error();
+      fields = *f;
+      by_type.emplace_back(ev.attr.type, fields);
+    }
+    s->fields_.push_back(fields);
+    s->evsel_chain_.push_back(use_callchain && (ev.attr.sample_type & kSampleCallchain));
+    s->name_width_ = std::max(s->name_width_, ev.name.size());
+  }
+
+  const HeaderEnv& env = file->env();
+  SymbolizeOptions so = options.symbolize;
+  if (so.recorded_osrelease.empty() && env.osrelease) so.recorded_osrelease = *env.osrelease;
+  if (so.recorded_arch.empty() && env.arch) so.recorded_arch = *env.arch;
+  s->machine_ = std::make_unique<Machine>(env.arch.value_or(""));
+  s->machine_->AddBuildIds(env.build_ids);
+  s->symbolizer_ = std::make_unique<Symbolizer>(so, s->machine_.get());
+  s->resolver_ = std::make_unique<Resolver>(s->machine_.get(), s->symbolizer_.get());
+  return s;
+}
+
+Status Script::Run(std::string* out, const FlushFn& flush) {
+  Status st = file_->ReadRecords(
+      [&](const RecordView& r) {
+        if (r.type == kRecordSample) {
+          ProcessSample(r, out);
+          if (out->size() >= kFlushBytes) flush(out);
+        } else {
+          machine_->ProcessRecord(*file_, r);
+        }
+      },
+      &read_stats_);
+  if (!st) return st;
+  if (folded_mode_) folded_.Print(out);
+  return st;
+}
+
+bool Script::Filtered(const Thread* thread) const {
+  const ScriptOptions& o = options_;
+  if (!o.comms.empty() && !Contains(o.comms, thread->comm())) return true;
+  if (!o.pids.empty() && std::find(o.pids.begin(), o.pids.end(), thread->pid()) == o.pids.end()) return true;
+  if (!o.tids.empty() && std::find(o.tids.begin(), o.tids.end(), thread->tid()) == o.tids.end()) return true;
+  return false;
+}
+
+void Script::ProcessSample(const RecordView& r, std::string* out) {
+  Sample s;
+  const Evsel* ev = nullptr;
+  SampleError err = file_->ParseSample(r, &s, &ev);
+  if (!ev) {
+    ++counters_.nr_unknown_id;
+    return;
+  }
+  if (err != SampleError::kNone) {
+    ++counters_.nr_bad_samples;
+    return;
+  }
+  ++counters_.nr_samples;
+  Thread* thread = machine_->FindOrCreateThread(s.pid, s.tid);
+  if (Filtered(thread)) {
+    ++counters_.nr_filtered;
+    return;
+  }
+  const bool has_chain = evsel_chain_[ev->index];
+  if (folded_mode_) {
+    fold_frames_.clear();
+    if (has_chain) {
+      if (!ResolveCallchain(*resolver_, thread, s.callchain, options_.max_stack, &frames_))
+        ++counters_.nr_bad_callchains;
+      for (const CallchainFrame& f : frames_) fold_frames_.push_back(f.al);
+    } else {
+      fold_frames_.push_back(resolver_->Resolve(thread, s.cpumode(), s.ip));
+    }
+    folded_.Add(thread->comm(), fold_frames_, options_.folded_weight_period ? s.period : 1);
+    return;
+  }
+  AddrLocation al;
+  if ((fields_[ev->index] & kFieldIp) && !has_chain) al = resolver_->Resolve(thread, s.cpumode(), s.ip);
+  PrintSample(s, *ev, thread, al, has_chain, out);
+}
+
+void Script::PrintSample(const Sample& s, const Evsel& ev, Thread* thread, const AddrLocation& al,
+                         bool has_chain, std::string* out) {
+  const uint32_t f = fields_[ev.index];
+  const bool chain = has_chain && (f & kFieldIp);
+  // perf_sample__fprintf_start.
+  if (f & kFieldComm) {
+    if (chain) fmt::format_to(Out(*out), "{} ", thread->comm());
+    else fmt::format_to(Out(*out), "{:>16} ", thread->comm());
+  }
+  const int pid = static_cast<int>(s.pid), tid = static_cast<int>(s.tid);
+  if ((f & kFieldPid) && (f & kFieldTid)) fmt::format_to(Out(*out), "{:5}/{:<5} ", pid, tid);
+  else if (f & kFieldPid) fmt::format_to(Out(*out), "{:5} ", pid);
+  else if (f & kFieldTid) fmt::format_to(Out(*out), "{:5} ", tid);
+  if (f & kFieldCpu) fmt::format_to(Out(*out), "[{:03}] ", static_cast<int>(s.cpu));
+  if (f & kFieldTime) {
+    // timestamp__scnprintf_usec: microseconds truncated, in a 12-wide column.
+    char buf[40];
+    auto end = fmt::format_to_n(buf, sizeof(buf), "{}.{:06}", s.time / 1000000000, s.time % 1000000000 / 1000);
+    fmt::format_to(Out(*out), "{:>12}: ", std::string_view(buf, end.size));
+  }
+  if (f & kFieldPeriod) fmt::format_to(Out(*out), "{:10} ", s.period);
+  if (f & kFieldEvent) fmt::format_to(Out(*out), "{:>{}}: ", ev.name, name_width_);
+
+  if (f & kFieldIp) {
+    const bool sym = f & kFieldSym, symoff = f & kFieldSymOff, dso = f & kFieldDso;
+    if (chain) {
+      // sample__fprintf_callchain: one line per frame; a corrupt chain prints none.
+      out->push_back('\n');
+      if (!ResolveCallchain(*resolver_, thread, s.callchain, options_.max_stack, &frames_))
+        ++counters_.nr_bad_callchains;
+      for (const CallchainFrame& fr : frames_) {
+        const AddrLocation& fl = fr.al;
+        uint64_t shown = fl.dso && !fl.dso->is_kernel() ? fl.addr : fr.ip;
+        fmt::format_to(Out(*out), "\t{:16x}", shown);
+        if (sym) {
+          out->push_back(' ');
+          AppendSymbol(fl, symoff, out);
+        }
+        if (dso) AppendDso(fl, out);
+        out->push_back('\n');
+      }
+    } else {
+      fmt::format_to(Out(*out), " {:16x}", s.ip);
+      if (sym) {
+        out->push_back(' ');
+        AppendSymbol(al, symoff, out);
+      }
+      if (dso) AppendDso(al, out);
+    }
+  }
+  out->push_back('\n');
+}
+
+std::vector<std::string> Script::SummaryLines() const {
+  std::vector<std::string> lines;
+  const auto& c = counters_;
+  if (c.nr_unknown_id) lines.push_back(fmt::format("{} samples with an unknown sample id skipped", c.nr_unknown_id));
+  if (c.nr_bad_samples) lines.push_back(fmt::format("{} malformed samples skipped", c.nr_bad_samples));
+  if (c.nr_bad_callchains)
+    lines.push_back(fmt::format("{} callchains with guest/unknown context markers printed empty", c.nr_bad_callchains));
+  for (auto& p : symbolizer_->Problems()) lines.push_back(p);
+  return lines;
+}
+
+}  // namespace perflens
