@@ -2,6 +2,8 @@
 
 #include <sys/mman.h>
 
+#include <cstdio>
+
 namespace perflens {
 
 std::string_view DsoKindName(DsoKind kind) {
@@ -25,7 +27,12 @@ bool IsVdsoKind(DsoKind k) { return k == DsoKind::kVdso || k == DsoKind::kVdso32
 namespace {
 
 std::string ShortName(const std::string& long_name, DsoKind kind) {
-  if (kind == DsoKind::kJitMap) return long_name;
+  if (kind == DsoKind::kJitMap) {
+    // perf's dso__set_basename: "/tmp/perf-1234.map" is shown as "[JIT] tid 1234".
+    unsigned pid = 0;
+    if (sscanf(long_name.c_str(), "/tmp/perf-%u.map", &pid) == 1) return "[JIT] tid " + std::to_string(pid);
+    return long_name;
+  }
   if (!long_name.empty() && long_name[0] == '[') return long_name;
   auto slash = long_name.rfind('/');
   return slash == std::string::npos ? long_name : long_name.substr(slash + 1);
