@@ -4,6 +4,16 @@
 
 namespace perflens {
 
+AddrLocation ResolveAsPerf(Resolver& resolver, Thread* thread, uint16_t cpumode, uint64_t ip) {
+  AddrLocation al = resolver.Resolve(thread, cpumode, ip);
+  if (cpumode == kMiscUser && al.dso && al.dso->is_kernel()) {
+    al = AddrLocation{};
+    al.addr = ip;
+    al.cpumode = cpumode;
+  }
+  return al;
+}
+
 bool ResolveCallchain(Resolver& resolver, Thread* thread, const U64Array& chain, int max_stack,
                       std::vector<CallchainFrame>* frames) {
   frames->clear();
@@ -22,7 +32,7 @@ bool ResolveCallchain(Resolver& resolver, Thread* thread, const U64Array& chain,
       continue;
     }
     ++depth;
-    frames->push_back({ip, resolver.Resolve(thread, frame_mode, ip)});
+    frames->push_back({ip, ResolveAsPerf(resolver, thread, frame_mode, ip)});
   }
   return true;
 }

@@ -28,7 +28,7 @@ constexpr FieldName kFieldNames[] = {
     {"sym", kFieldSym, 0, ""},
     {"symoff", kFieldSymOff, 0, ""},
     {"dso", kFieldDso, 0, ""},
-    {"period", kFieldPeriod, kSamplePeriod, "PERIOD"},
+    {"period", kFieldPeriod, 0, ""},  // attr.sample_period when not sampled
 };
 
 // perf 6.1's defaults for hardware and software events.
@@ -54,10 +54,34 @@ void AppendSymbol(const AddrLocation& al, bool with_offset, std::string* out) {
   if (with_offset) fmt::format_to(Out(*out), "+0x{:x}", al.addr - al.sym->start);
 }
 
-// map__fprintf_dsoname: the Dso's name as recorded (the path for files).
+// perf's dso->name: the recorded path for files, but "[name]" for a kernel module
+// first seen in an MMAP (kmod_path__parse_name: basename without ".ko[.gz|.xz|.zst]",
+// '-' → '_'), e.g. /lib/modules/3.8.11/kernel/drivers/net/usb/usbnet.ko → [usbnet].
+// A module listed in the recorded build-id table keeps its path (perf creates its dso
+// from the table, by path, before the MMAP).
+void AppendDsoName(const Dso* dso, std::string* out) {
+  if (!dso) {
+    out->append("[unknown]");
+    return;
+  }
+  std::string_view name = dso->long_name();
+  if (dso->kind() != DsoKind::kKernelModule || !dso->build_id().empty() || name.empty() || name[0] == '[') {
+    out->append(name);
+    return;
+  }
+  size_t slash = name.rfind('/');
+  if (slash != std::string_view::npos) name.remove_prefix(slash + 1);
+  size_t ko = name.find(".ko");
+  if (ko != std::string_view::npos) name = name.substr(0, ko);
+  out->push_back('[');
+  for (char c : name) out->push_back(c == '-' ? '_' : c);
+  out->push_back(']');
+}
+
+// map__fprintf_dsoname.
 void AppendDso(const AddrLocation& al, std::string* out) {
   out->append(" (");
-  out->append(al.dso ? std::string_view(al.dso->long_name()) : std::string_view("[unknown]"));
+  AppendDsoName(al.dso, out);
   out->push_back(')');
 }
 
@@ -151,8 +175,11 @@ void FoldedStacks::Add(std::string_view comm, std::span<const AddrLocation> call
     if (al.sym) {
       AppendSanitized(al.sym->name, ';', ':', &key_);
     } else if (al.dso) {
-      // stackcollapse-perf: an unknown symbol is named after the DSO's basename.
-      std::string_view name = al.dso->long_name();
+      // stackcollapse-perf: an unknown symbol is named after the basename of the DSO
+      // name perf script prints.
+      scratch_.clear();
+      AppendDsoName(al.dso, &scratch_);
+      std::string_view name = scratch_;
       size_t slash = name.rfind('/');
       if (slash != std::string_view::npos) name.remove_prefix(slash + 1);
       key_.push_back('[');
@@ -267,13 +294,13 @@ void Script::ProcessSample(const RecordView& r, std::string* out) {
         ++counters_.nr_bad_callchains;
       for (const CallchainFrame& f : frames_) fold_frames_.push_back(f.al);
     } else {
-      fold_frames_.push_back(resolver_->Resolve(thread, s.cpumode(), s.ip));
+      fold_frames_.push_back(ResolveAsPerf(*resolver_, thread, s.cpumode(), s.ip));
     }
     folded_.Add(thread->comm(), fold_frames_, options_.folded_weight_period ? s.period : 1);
     return;
   }
   AddrLocation al;
-  if ((fields_[ev->index] & kFieldIp) && !has_chain) al = resolver_->Resolve(thread, s.cpumode(), s.ip);
+  if ((fields_[ev->index] & kFieldIp) && !has_chain) al = ResolveAsPerf(*resolver_, thread, s.cpumode(), s.ip);
   PrintSample(s, *ev, thread, al, has_chain, out);
 }
 

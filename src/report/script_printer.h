@@ -87,7 +87,8 @@ class FoldedStacks {
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
   std::unordered_map<std::string, uint64_t, Hash, std::equal_to<>> stacks_;
-  std::string key_;  // scratch, reused
+  std::string key_;      // scratch, reused
+  std::string scratch_;  // scratch, reused
   uint64_t total_ = 0;
 };
 

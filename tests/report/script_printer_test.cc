@@ -169,6 +169,8 @@ TEST(ScriptTest, FlatSamplesPadCommAndShowCpu) {
   w.Sample(ev, k);
   SampleFields lost = At(fx.pid, 5000003000ULL, 0x42);
   w.Sample(ev, lost);
+  // A user-mode ip in the kernel range: perf 6.1 does not look it up in the kernel maps.
+  w.Sample(ev, At(fx.pid, 5000004000ULL, kKernelText + 0x110));
   std::string tid = std::to_string(fx.pid);
   std::vector<std::string> want = {
       "            prog " + tid + " [003]     5.000001:     250000 cpu-clock:      7f0000000105 jit_leaf+0x5 (" +
@@ -176,6 +178,7 @@ TEST(ScriptTest, FlatSamplesPadCommAndShowCpu) {
       "            prog " + tid + " [012]     5.000002:     250000 cpu-clock:  ffffffff81000201 entry_SYSCALL_64+0x1 "
           "([kernel.kallsyms])",
       "            prog " + tid + " [000]     5.000003:     250000 cpu-clock:                42 [unknown] ([unknown])",
+      "            prog " + tid + " [000]     5.000004:     250000 cpu-clock:  ffffffff81000110 [unknown] ([unknown])",
   };
   EXPECT_EQ(Lines(fx.Run(w.Finish())), want);
 }
