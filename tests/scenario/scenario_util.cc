@@ -3,6 +3,8 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -149,6 +151,213 @@ Agreement Compare(const ParsedReport& perf, const ParsedReport& perflens) {
   for (size_t i = 0; i < diffs.size() && i < 10; i++) a.worst += diffs[i].second;
   a.percent = a.perf_samples ? 100.0 * a.agreeing / a.perf_samples : 0;
   return a;
+}
+
+}  // namespace perflens::scenario
+
+// ---- Call-graph comparisons (issue #4) ----
+namespace perflens::scenario {
+
+static std::string_view StripSymPrefix(std::string_view sym) {
+  if (sym.size() > 4 && sym[0] == '[' && sym[2] == ']' && sym[3] == ' ') sym.remove_prefix(4);
+  return sym;
+}
+
+bool IsPltName(std::string_view sym) {
+  sym = StripSymPrefix(sym);
+  return sym == ".plt" || (sym.size() >= 4 && sym.substr(sym.size() - 4) == "@plt");
+}
+
+bool IsUnresolvedName(std::string_view sym) {
+  sym = StripSymPrefix(sym);
+  if (sym == "[unknown]") return true;
+  return sym.size() > 2 && sym.substr(0, 2) == "0x" &&
+         sym.find_first_not_of("0123456789abcdef", 2) == std::string_view::npos;
+}
+
+std::vector<std::string> SplitLines(std::string_view text) {
+  std::vector<std::string> lines;
+  std::istringstream in{std::string(text)};
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+std::vector<ChildrenRow> ParseChildrenTable(std::string_view text) {
+  std::vector<ChildrenRow> rows;
+  for (const std::string& line : SplitLines(text)) {
+    if (line.empty() || line[0] == '#') continue;
+    size_t a = line.find('|');
+    size_t b = a == std::string::npos ? a : line.find('|', a + 1);
+    if (b == std::string::npos) continue;
+    ChildrenRow r{Trim(std::string_view(line).substr(0, a)),
+                  Trim(std::string_view(line).substr(a + 1, b - a - 1)),
+                  Trim(std::string_view(line).substr(b + 1))};
+    if (r.children.empty() || r.children.back() != '%') continue;
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+static double Pct(const std::string& s) { return std::atof(s.c_str()); }
+
+ChildrenAgreement CompareChildren(const std::vector<ChildrenRow>& perf,
+                                  const std::vector<ChildrenRow>& perflens) {
+  ChildrenAgreement a;
+  std::map<std::string, std::vector<const ChildrenRow*>> ref, ours;
+  for (const auto& r : perf) ref[r.sym].push_back(&r);
+  for (const auto& r : perflens) ours[r.sym].push_back(&r);
+  bool lens_has_plt = false;
+  for (const auto& [sym, rows] : ours) {
+    if (rows.size() > 1) a.failures += "  perflens prints " + sym + " in several rows\n";
+    if (IsPltName(sym) && !ref.count(sym)) lens_has_plt = true;
+  }
+  for (const auto& [sym, rows] : ref) {
+    double children = 0, self = 0;
+    for (const ChildrenRow* r : rows) children += Pct(r->children), self += Pct(r->self);
+    if (children < 0.1) continue;
+    a.checked++;
+    auto it = ours.find(sym);
+    const ChildrenRow* mine = it == ours.end() ? nullptr : it->second.front();
+    std::string mine_text = mine ? mine->children + " | " + mine->self : "(none)";
+    if (rows.size() == 1 && mine && mine->children == rows[0]->children && mine->self == rows[0]->self) {
+      a.equal++;
+      continue;
+    }
+    if (rows.size() > 1 && mine) {
+      // perf 6.1 bug: one symbol split into rows; the sum of k values rounded to 0.01
+      // is within 0.005*k of the true value, perflens's within 0.005.
+      double tol = 0.005 * static_cast<double>(rows.size() + 1) + 1e-9;
+      if (std::abs(Pct(mine->children) - children) <= tol && std::abs(Pct(mine->self) - self) <= tol) {
+        a.merged++;
+        a.notes += "  perf split " + sym + " into " + std::to_string(rows.size()) + " rows (";
+        for (const ChildrenRow* r : rows) a.notes += r->children + "/" + r->self + " ";
+        a.notes += "), perflens prints the sum: " + mine_text + "\n";
+        continue;
+      }
+    }
+    std::string perf_text;
+    for (const ChildrenRow* r : rows) perf_text += r->children + " | " + r->self + "  ";
+    if ((IsPltName(sym) || IsUnresolvedName(sym)) && lens_has_plt) {
+      a.plt++;
+      a.notes += "  PLT naming (documented): perf " + perf_text + sym + ", perflens " + mine_text + "\n";
+      continue;
+    }
+    a.failures += "  perf " + perf_text + " perflens " + mine_text + "  " + sym + "\n";
+  }
+  for (const auto& [sym, rows] : ours)
+    if (!ref.count(sym) && Pct(rows.front()->children) >= 0.1 && !IsPltName(sym))
+      a.failures += "  perf (none)  perflens " + rows.front()->children + " | " + rows.front()->self +
+                    "  " + sym + "\n";
+  return a;
+}
+
+// Column of the first "--X.XX%--" in `line`, or npos.
+static size_t BranchColumn(const std::string& line) {
+  for (size_t p = line.find("--"); p != std::string::npos; p = line.find("--", p + 1)) {
+    size_t q = p + 2;
+    while (q < line.size() && (std::isdigit(static_cast<unsigned char>(line[q])) || line[q] == '.')) ++q;
+    if (q > p + 2 && line.compare(q, 3, "%--") == 0) return p;
+  }
+  return std::string::npos;
+}
+
+std::vector<std::string> GraphEntry::TopLevel() const {
+  size_t min_col = std::string::npos;
+  for (const auto& l : body) min_col = std::min(min_col, BranchColumn(l));
+  std::vector<std::string> top;
+  for (const auto& l : body)
+    if (min_col != std::string::npos && BranchColumn(l) == min_col) top.push_back(l.substr(min_col));
+  std::sort(top.begin(), top.end());
+  return top;
+}
+
+bool GraphEntry::MentionsPlt() const {
+  auto has = [](const std::string& s) {
+    return s.find("@plt") != std::string::npos || s.find(".plt") != std::string::npos;
+  };
+  if (has(line)) return true;
+  for (const auto& l : body)
+    if (has(l)) return true;
+  return false;
+}
+
+static bool IsEntryLine(const std::string& line) {
+  size_t b = line.find_first_not_of(' ');
+  if (b == 0 || b == std::string::npos || !std::isdigit(static_cast<unsigned char>(line[b]))) return false;
+  size_t pct = line.find('%', b);
+  return pct != std::string::npos &&
+         line.find_first_not_of("0123456789.", b) == pct;
+}
+
+std::vector<GraphEntry> ParseGraph(std::string_view text) {
+  std::vector<GraphEntry> entries;
+  for (const std::string& line : SplitLines(text)) {
+    if (!line.empty() && line[0] == '#') continue;
+    if (IsEntryLine(line)) {
+      entries.push_back({line, std::atof(line.c_str()), {}});
+    } else if (!entries.empty()) {
+      entries.back().body.push_back(line);
+    }
+  }
+  for (auto& e : entries)
+    while (!e.body.empty() && Trim(e.body.back()).empty()) e.body.pop_back();
+  return entries;
+}
+
+GraphAgreement CompareGraphs(const std::vector<GraphEntry>& perf,
+                             const std::vector<GraphEntry>& perflens) {
+  GraphAgreement a;
+  a.perf_entries = static_cast<int>(perf.size());
+  std::multimap<std::string, const GraphEntry*> ours;
+  for (const auto& e : perflens) ours.emplace(e.line, &e);
+  std::map<std::pair<std::string, std::vector<std::string>>, int> unused;
+  for (const auto& e : perflens) unused[{e.line, e.body}]++;
+  for (const auto& e : perf) {
+    int& n = unused[{e.line, e.body}];
+    if (n > 0) a.identical++, n--;
+  }
+  for (const auto& e : perf) {
+    if (e.percent < 0.5) continue;
+    a.top_checked++;
+    auto [lo, hi] = ours.equal_range(e.line);
+    bool equal = false, lens_plt = false;
+    std::string mine = "(no entry with this line)\n";
+    for (auto it = lo; it != hi; ++it) {
+      if (it->second->TopLevel() == e.TopLevel()) equal = true;
+      lens_plt |= it->second->MentionsPlt();
+      mine.clear();
+      for (const auto& l : it->second->body) mine += l + "\n";
+    }
+    if (equal) {
+      a.top_equal++;
+      continue;
+    }
+    size_t sym_at = e.line.rfind("] ");
+    std::string sym = sym_at == std::string::npos ? "" : e.line.substr(sym_at + 2);
+    if (e.MentionsPlt() || lens_plt || (lo == hi && (IsPltName(sym) || IsUnresolvedName(sym)))) {
+      a.top_plt++;
+      continue;
+    }
+    std::string theirs;
+    for (const auto& l : e.body) theirs += l + "\n";
+    a.failures += "entry: " + e.line + "\n-- perf:\n" + theirs + "-- perflens:\n" + mine;
+  }
+  return a;
+}
+
+std::map<std::string, std::vector<std::string>> ParseFoldedReport(std::string_view text) {
+  std::map<std::string, std::vector<std::string>> out;
+  std::string key;
+  for (const std::string& line : SplitLines(text)) {
+    if (line.empty() || line[0] == '#') continue;
+    if (IsEntryLine(line)) {
+      key = line;
+      out[key];
+    } else if (!key.empty()) {
+      out[key].push_back(line);
+    }
+  }
+  return out;
 }
 
 }  // namespace perflens::scenario
