@@ -42,6 +42,7 @@ class Dso {
   const std::string& long_name() const { return long_name_; }
   // perf's short name: basename for files, the bracketed name for special DSOs.
   const std::string& short_name() const { return short_name_; }
+  void set_short_name(std::string name) { short_name_ = std::move(name); }
   DsoKind kind() const { return kind_; }
   bool is_kernel() const { return kind_ == DsoKind::kKernel || kind_ == DsoKind::kKernelModule || kind_ == DsoKind::kKsymbol; }
 

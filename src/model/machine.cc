@@ -93,6 +93,7 @@ void Machine::AddBuildIds(const std::vector<BuildIdEntry>& entries) {
     std::string name = e.filename;
     if (kind == DsoKind::kKernel) name = std::string(kKernelMmapName);
     Dso* d = FindOrCreateDso(name, kind, e.build_id);
+    if (kind == DsoKind::kKernelModule && !name.empty() && name[0] == '/') d->set_short_name(ModuleShortName(name));
     if (kind == DsoKind::kKernel && !kernel_dso_) kernel_dso_ = d;
   }
 }
@@ -104,13 +105,15 @@ Thread* Machine::FindThread(uint32_t tid) const {
 
 Thread* Machine::FindOrCreateThread(uint32_t pid, uint32_t tid) {
   if (Thread* t = FindThread(tid)) {
-    if (t->pid() == pid || pid == UINT32_MAX) return t;
-    if (t->pid() != UINT32_MAX && t->pid() != pid) {
-      // A recycled tid: the old task is gone. Start afresh (perf drops stale threads).
-      threads_.erase(tid);
-    } else {
-      return t;
+    // perf's machine__update_thread_pid: an existing thread is returned as is; only a
+    // thread whose pid was unknown (-1) learns it and joins the leader's maps.
+    if (t->pid() == UINT32_MAX && pid != UINT32_MAX && pid != tid) {
+      t->set_pid(pid);
+      t->set_maps(FindOrCreateThread(pid, pid)->shared_maps());
+    } else if (t->pid() == UINT32_MAX && pid != UINT32_MAX) {
+      t->set_pid(pid);
     }
+    return t;
   }
   std::shared_ptr<Maps> maps;
   if (pid != tid && pid != UINT32_MAX) {
@@ -248,9 +251,14 @@ void Machine::ProcessKernelMmap(const MmapEvent& e) {
     return;
   }
   if (!f.empty() && (f[0] == '/' || f[0] == '[')) {
+    // A module: long name is the .ko path, short name "[xfs]" (machine__addnew_module_map).
+    // Its map is a DSO map with pgoff 0, so addresses inside it are module-relative.
     std::string short_name = f[0] == '/' ? ModuleShortName(f) : std::string(f);
-    Dso* d = FindOrCreateDso(f[0] == '/' ? std::string(f) : short_name, DsoKind::kKernelModule, e.build_id);
+    Dso* d = FindOrCreateDso(std::string(f), DsoKind::kKernelModule, e.build_id);
+    d->set_short_name(short_name);
     m.dso = d;
+    m.identity = false;
+    m.pgoff = 0;
     kernel_maps_.Insert(m);
     return;
   }
@@ -267,6 +275,11 @@ void Machine::ProcessComm(const CommEvent& e, uint64_t time) {
 }
 
 void Machine::ProcessFork(const TaskEvent& e, uint16_t misc) {
+  // A parent found under ptid with another pid is a stale (recycled) thread: drop it and
+  // start the parent afresh, as machine__process_fork_event does.
+  if (Thread* stale = FindThread(e.ptid);
+      stale && e.ppid != UINT32_MAX && stale->pid() != UINT32_MAX && stale->pid() != e.ppid)
+    threads_.erase(e.ptid);
   Thread* parent = FindOrCreateThread(e.ppid, e.ptid);
   const std::string* parent_comm = Intern(parent->comm());
   bool parent_placeholder = parent->comm_is_placeholder();

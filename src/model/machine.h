@@ -53,6 +53,7 @@ class Machine {
   const Map* FindMap(Thread* thread, uint16_t cpumode, uint64_t ip);
 
   Maps& kernel_maps() { return kernel_maps_; }
+  const Maps& kernel_maps() const { return kernel_maps_; }
   Dso* kernel_dso() const { return kernel_dso_; }
   // KASLR anchor from the kernel MMAP: name of the reference symbol ("_text") and its
   // runtime address (the MMAP's pgoff). 0 when kptr_restrict hid it.

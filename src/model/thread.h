@@ -23,6 +23,7 @@ class Thread {
       : pid_(pid), tid_(tid), maps_(std::move(maps)) {}
 
   uint32_t pid() const { return pid_; }
+  void set_pid(uint32_t pid) { pid_ = pid; }
   uint32_t tid() const { return tid_; }
   Maps& maps() { return *maps_; }
   const Maps& maps() const { return *maps_; }
@@ -43,7 +44,13 @@ class Thread {
   void SetPlaceholderComm(const std::string* name) {
     comms_.assign(1, {name, 0, false});
     placeholder_ = true;
+    placeholder_name_ = name;
   }
+  // The ":<tid>" name this thread started with, and the comm that replaced it (perf's
+  // comm__override rewrites that first comm in place, so rows recorded under the
+  // placeholder show the first real comm). nullptr when there is none.
+  const std::string* placeholder_name() const { return placeholder_name_; }
+  const std::string* first_real_comm() const { return placeholder_ ? nullptr : comms_.front().name; }
 
   // Per-thread last-map cache for callchain and sample lookups.
   struct LookupCache {
@@ -57,6 +64,7 @@ class Thread {
   std::shared_ptr<Maps> maps_;
   std::vector<CommEntry> comms_;
   bool placeholder_ = false;
+  const std::string* placeholder_name_ = nullptr;
   LookupCache cache_;
 };
 

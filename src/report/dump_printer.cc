@@ -106,9 +106,15 @@ Status DumpRecords(PerfFile& file, std::string* out, void (*flush)(std::string*)
 Status PrintStats(PerfFile& file, std::string* out) {
   ReadStats stats;
   std::vector<uint64_t> per_evsel(file.evsels().size());
+  std::vector<uint64_t> lost_per_evsel(file.evsels().size());
   uint64_t unknown_id = 0;
   Status st = file.ReadRecords(
       [&](const RecordView& r) {
+        if (r.type == kRecordLostSamples) {
+          // perf counts LOST_SAMPLES in the hists of the evsel its sample_id names.
+          if (const Evsel* ev = file.EvselForRecord(r)) ++lost_per_evsel[ev->index];
+          return;
+        }
         if (r.type != kRecordSample) return;
         const Evsel* ev = file.EvselForSample(r);
         if (ev) ++per_evsel[ev->index];
@@ -129,9 +135,11 @@ Status PrintStats(PerfFile& file, std::string* out) {
   if (stats.nr_unknown_type)
     fmt::format_to(std::back_inserter(*out), "{:>16} events: {:>10}\n", "UNKNOWN", stats.nr_unknown_type);
   for (size_t i = 0; i < per_evsel.size(); ++i) {
-    if (!per_evsel[i]) continue;
+    if (!per_evsel[i] && !lost_per_evsel[i]) continue;
     fmt::format_to(std::back_inserter(*out), "{} stats:\n", file.evsels()[i].name);
-    fmt::format_to(std::back_inserter(*out), "{:>16} events: {:>10}\n", "SAMPLE", per_evsel[i]);
+    if (per_evsel[i]) fmt::format_to(std::back_inserter(*out), "{:>16} events: {:>10}\n", "SAMPLE", per_evsel[i]);
+    if (lost_per_evsel[i])
+      fmt::format_to(std::back_inserter(*out), "{:>16} events: {:>10}\n", "LOST_SAMPLES", lost_per_evsel[i]);
   }
   if (unknown_id) fmt::format_to(std::back_inserter(*out), "{} samples with an unknown id\n", unknown_id);
   if (stats.stopped) fmt::format_to(std::back_inserter(*out), "# stopped: {}\n", stats.stopped->message);

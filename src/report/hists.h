@@ -28,6 +28,11 @@ class Hists {
   static void AddSelf(HistEntry* e, uint64_t period, uint16_t cpumode);
   static void AddAcc(HistEntry* e, uint64_t period);
 
+  // perf's comm__override: rows recorded while their thread still had its ":<tid>"
+  // placeholder comm take the comm that later replaced it; rows that now share a key
+  // are merged (stats and call graphs).
+  void ResolvePlaceholderComms();
+
   // Rows in print order: by `children ? acc : self` period descending, then the sort
   // keys' order.
   std::vector<const HistEntry*> Sorted(bool children) const;

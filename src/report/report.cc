@@ -50,7 +50,7 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
 }
 
 Status Report::Process() {
-  return file_->ReadRecords(
+  Status st = file_->ReadRecords(
       [this](const RecordView& r) {
         switch (r.type) {
           case kRecordSample:
@@ -70,6 +70,8 @@ Status Report::Process() {
         }
       },
       &read_stats_);
+  for (Hists& h : hists_) h.ResolvePlaceholderComms();
+  return st;
 }
 
 bool Report::Filtered(const Thread* thread, const AddrLocation& al) const {

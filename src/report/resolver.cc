@@ -22,11 +22,9 @@ AddrLocation Resolver::Resolve(Thread* thread, uint16_t cpumode, uint64_t ip) {
     case kMiscGuestUser: al.level = 'u'; return al;
     default: al.level = 'H'; return al;
   }
+  // perf 6.1 does not retry a user-mode ip in the kernel maps: such samples are
+  // "[unknown]" (checked on perf.data.lost_samples-4.4).
   const Map* map = machine_->FindMap(thread, cpumode, ip);
-  if (!map && cpumode == kMiscUser && static_cast<int64_t>(ip) < 0) {
-    // perf's "negative address in user mode" retry against the kernel maps.
-    map = machine_->kernel_maps().Find(ip);
-  }
   if (!map || !map->dso) return al;
   al.dso = map->dso;
   al.addr = map->MapIp(ip);

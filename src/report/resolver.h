@@ -24,8 +24,7 @@ class Resolver {
  public:
   Resolver(Machine* machine, Symbolizer* symbolizer) : machine_(machine), symbolizer_(symbolizer) {}
 
-  // perf's thread__find_symbol: picks kernel or process maps by cpumode; a user-mode
-  // ip that lies in no user map but in the kernel range is looked up in the kernel maps.
+  // perf's thread__find_symbol: picks kernel or process maps by cpumode.
   AddrLocation Resolve(Thread* thread, uint16_t cpumode, uint64_t ip);
 
  private:

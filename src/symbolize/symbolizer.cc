@@ -299,7 +299,22 @@ void Symbolizer::Impl::LoadKernel(const Dso& dso, Entry* e) {
          fmt::format("{}: module {} not in {}", dso.long_name(), ModuleKey(dso), kallsyms_info.path));
     return;
   }
-  e->table = &it->second;
+  // Module maps translate ip → ip − map start (perf's map__map_ip for a module DSO map),
+  // so the module's absolute kallsyms addresses are rebased on its load address.
+  uint64_t base = 0;
+  if (machine) {
+    for (const Map& m : machine->kernel_maps().maps())
+      if (m.dso == &dso) {
+        base = m.start - m.pgoff;
+        break;
+      }
+  }
+  SymbolTable rel;
+  for (const Symbol& sym : it->second.symbols())
+    if (sym.start >= base) rel.Add(sym.start - base, sym.end - sym.start, sym.name, sym.binding, sym.type);
+  rel.Finish();
+  std::string path = kallsyms_info.path;
+  Loaded(e, std::move(rel), path);
 }
 
 void Symbolizer::Impl::LoadJit(const Dso& dso, Entry* e) {
