@@ -105,6 +105,7 @@ struct Symbolizer::Impl {
   void LoadUser(const Dso& dso, Entry* e);
   void LoadKallsymsOnce(const Dso& kernel);
   void LoadKernel(const Dso& dso, Entry* e);
+  bool LoadVmlinux(const Dso& dso, Entry* e);
   void LoadJit(const Dso& dso, Entry* e);
   void LoadKsymbol(const Dso& dso, Entry* e);
   void LoadVdso(const Dso& dso, Entry* e);
@@ -281,8 +282,58 @@ void Symbolizer::Impl::LoadKallsymsOnce(const Dso& kernel) {
   kallsyms_info.message = fmt::format("[kernel.kallsyms]: no kallsyms{} (tried: {})", want, Join(tried));
 }
 
+// --vmlinux FILE: the kernel's ELF symbols (absolute st_value), build-id gated and
+// relocated by the KASLR anchor: reloc = recorded _text − vmlinux _text (perf's
+// dso__load_vmlinux + map relocation). Returns false (with e filled) on failure.
+bool Symbolizer::Impl::LoadVmlinux(const Dso& dso, Entry* e) {
+  const std::string& path = options.vmlinux;
+  auto info = ReadElfInfo(path);
+  if (!info.ok()) {
+    Fail(e, LoadStatus::kError, "kernel", info.error().message);
+    return false;
+  }
+  if (!dso.build_id().empty() && !info->build_id.empty() && !(info->build_id == dso.build_id())) {
+    Fail(e, LoadStatus::kBuildIdMismatch, "kernel",
+         fmt::format("[kernel.kallsyms]: {} has build-id {}, the recording needs {}", path, info->build_id.ToHex(),
+                     dso.build_id().ToHex()));
+    return false;
+  }
+  ElfSymbolOptions eo;
+  eo.demangle = options.demangle;
+  eo.kernel = true;
+  eo.synthesize_plt = false;
+  auto table = LoadElfSymbols(path, path, eo);
+  if (!table.ok()) {
+    Fail(e, LoadStatus::kError, "kernel", table.error().message);
+    return false;
+  }
+  std::string ref = machine && !machine->kernel_ref_symbol().empty() ? machine->kernel_ref_symbol() : "_text";
+  uint64_t recorded = machine ? machine->kernel_ref_addr() : 0;
+  uint64_t anchor = 0;
+  for (const Symbol& sym : table->symbols())
+    if (sym.name == ref) {
+      anchor = sym.start;
+      break;
+    }
+  if (recorded && anchor && recorded != anchor) {
+    uint64_t reloc = recorded - anchor;  // wraps correctly for negative shifts
+    SymbolTable moved;
+    for (const Symbol& sym : table->symbols())
+      moved.Add(sym.start + reloc, sym.end - sym.start, sym.name, sym.binding, sym.type);
+    moved.Finish();
+    Loaded(e, std::move(moved), path);
+  } else {
+    Loaded(e, std::move(*table), path);
+  }
+  return true;
+}
+
 void Symbolizer::Impl::LoadKernel(const Dso& dso, Entry* e) {
   const Dso* kernel = machine && machine->kernel_dso() ? machine->kernel_dso() : &dso;
+  if (dso.kind() == DsoKind::kKernel && !options.vmlinux.empty() && options.kallsyms.empty()) {
+    LoadVmlinux(dso, e);
+    return;
+  }
   LoadKallsymsOnce(*kernel);
   if (!kallsyms) {
     Fail(e, kallsyms_info.status, "kernel", kallsyms_info.message);

@@ -34,6 +34,7 @@
 
 #include "perfdata/event_attr.h"
 #include "perfdata/perf_event.h"
+#include "perfdata/sample.h"
 #include "perfdata/record.h"
 
 namespace perflens::testutil {
