@@ -128,6 +128,9 @@ Status PerfFile::ParseFileHeader() {
     env_.warnings.push_back("data size is 0: the recording was not properly terminated");
 
   uint64_t nr_attrs = attrs_size / attr_size_;
+  // perf writes one disjoint ids section per attr; bound their sum by the file so that
+  // attrs sharing one section cannot multiply it (memory quadratic in the file size).
+  uint64_t total_ids_size = 0;
   for (uint64_t i = 0; i < nr_attrs; ++i) {
     uint64_t off = attrs_off + i * attr_size_;
     auto attr = ParseEventAttr({p + off, static_cast<size_t>(attr_size_ - 16)}, ld);
@@ -141,6 +144,10 @@ Status PerfFile::ParseFileHeader() {
     if (!FitsIn(ids_off, ids_size, n))
       return Err("{}: attr {} at offset {:#x}: ids [{:#x}, +{:#x}) outside the file", path(), i, off,
                  ids_off, ids_size);
+    total_ids_size += ids_size;  // each ids_size <= n: no overflow
+    if (total_ids_size > n)
+      return Err("{}: attr {} at offset {:#x}: ids sections of all attrs add up to more than the {}-byte file", path(),
+                 i, off, n);
     uint64_t nr_ids = ids_size / 8;
     ev.ids.reserve(nr_ids);
     for (uint64_t k = 0; k < nr_ids; ++k) ev.ids.push_back(ld.U64(p + ids_off + 8 * k));
