@@ -118,6 +118,8 @@ Status PerfFile::ParseFileHeader() {
   if (attrs_size && attrs_off < header_size_)
     return Err("{}: attrs section at {:#x} overlaps the file header", path(), attrs_off);
   if (data_offset_ > n) return Err("{}: data section offset {:#x} is past the end of the file ({} bytes)", path(), data_offset_, n);
+  if (data_offset_ < header_size_)
+    return Err("{}: data section at {:#x} overlaps the file header", path(), data_offset_);
   if (data_size_ > n - data_offset_) {
     // Truncated recording: read what is there (perf warns and reads up to EOF too).
     env_.warnings.push_back(fmt::format("data section [{:#x}, +{:#x}) extends past the end of the file ({} bytes); reading what is there",

@@ -31,5 +31,16 @@ TEST(ReaderFixesTest, IdsSectionsAddUpToMoreThanTheFile) {
   EXPECT_EQ(OpenError(b), fmt::format("<memory>: attr {} at offset {:#x}: ids sections of all attrs add up to more "
                                       "than the {}-byte file", first_bad, 104 + first_bad * kSize, b.size()));
 }
+
+// The data section used to be read from inside the file header: its magic and
+// size fields became a bogus record.
+TEST(ReaderFixesTest, DataOverlapsTheHeader) {
+  auto b = SmallFile();
+  Put(b, kDataOff, 0);
+  EXPECT_EQ(OpenError(b), "<memory>: data section at 0x0 overlaps the file header");
+  Put(b, kDataOff, 96);
+  EXPECT_EQ(OpenError(b), "<memory>: data section at 0x60 overlaps the file header");
+}
+
 }  // namespace
 }  // namespace perflens::hardening
