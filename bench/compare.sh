@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# Times perflens (Release build) against perf 6.1 on the same large recordings.
+#
+#   bash bench/compare.sh [options]
+#
+# Steps:
+#  1. builds perflens in build-bench (Release) unless --perflens is given, and the
+#     benchmark workload (bench/workload, -O2 -fno-omit-frame-pointer, ~600 generated
+#     functions, several threads);
+#  2. records it twice into the work dir (never into the source tree):
+#       fp.data     perf record -e cpu-clock -g -F $FREQ            (>= 300K samples)
+#       dwarf.data  perf record -e cpu-clock --call-graph dwarf     (>= 200 MB)
+#     and checks the sizes with `perf report --stats`;
+#  3. runs each job N times (median) under /usr/bin/time -v for perf and perflens:
+#       report --stdio --no-children -g none --sort comm,dso,sym
+#       report --stdio                      (children + call graph)
+#       script > /dev/null
+#     and prints wall, user+sys CPU, peak RSS and the ratio perf/perflens;
+#  4. --scaling: records 1x, 2x, 4x the base duration and times perflens on each, to
+#     show that time grows linearly with the number of samples.
+#
+# Options:
+#   --runs N          runs per measurement (default 3; the median is printed)
+#   --work DIR        recordings and binaries go here (default $TMPDIR/perflens-bench)
+#   --seconds S       CPU seconds of the fp recording (default 14)
+#   --freq F          sampling frequency of the fp recording (default 25000)
+#   --dwarf-seconds S CPU seconds of the dwarf recording (default 12, at -F 2500)
+#   --threads T       workload threads (default 4)
+#   --perflens PATH   perflens binary to time (default build-bench/src/cli/perflens)
+#   --rerecord        record again even if the files exist in the work dir
+#   --no-dwarf        skip the dwarf recording and its timings
+#   --scaling         also run the 1x/2x/4x scaling series (base --scaling-seconds, 3)
+#   --only-perflens   time perflens only (no perf runs)
+set -euo pipefail
+
+src_dir=$(cd "$(dirname "$0")/.." && pwd)
+runs=3
+work=${TMPDIR:-/tmp}/perflens-bench
+seconds=14
+freq=25000
+dwarf_seconds=12
+dwarf_freq=2500
+threads=4
+perflens=""
+rerecord=0
+do_dwarf=1
+do_scaling=0
+scaling_seconds=3
+only_perflens=0
+perf=${PERF:-/usr/bin/perf}
+
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --runs) runs=$2; shift 2 ;;
+    --work) work=$2; shift 2 ;;
+    --seconds) seconds=$2; shift 2 ;;
+    --freq) freq=$2; shift 2 ;;
+    --dwarf-seconds) dwarf_seconds=$2; shift 2 ;;
+    --threads) threads=$2; shift 2 ;;
+    --perflens) perflens=$2; shift 2 ;;
+    --rerecord) rerecord=1; shift ;;
+    --no-dwarf) do_dwarf=0; shift ;;
+    --scaling) do_scaling=1; shift ;;
+    --scaling-seconds) scaling_seconds=$2; shift 2 ;;
+    --only-perflens) only_perflens=1; shift ;;
+    -h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "compare.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+
+[[ -x /usr/bin/time ]] || { echo "compare.sh: /usr/bin/time missing (scripts/install-deps.sh)" >&2; exit 1; }
+mkdir -p "$work"
+
+# --- build -----------------------------------------------------------------------------
+if [[ -z "$perflens" ]]; then
+  build="$src_dir/build-bench"
+  if [[ ! -f "$build/build.ninja" ]]; then
+    cmake -S "$src_dir" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+  fi
+  ninja -C "$build" -j2 perflens >/dev/null
+  perflens="$build/src/cli/perflens"
+fi
+wl="$work/perflens_workload"
+if [[ ! -x "$wl" || "$src_dir/bench/workload/workload.cc" -nt "$wl" || "$src_dir/bench/workload/gen_functions.py" -nt "$wl" ]]; then
+  python3 "$src_dir/bench/workload/gen_functions.py" "$work/bench_functions.cc" 600
+  c++ -std=c++20 -O2 -g -fno-omit-frame-pointer -DPERFLENS_BENCH_NUM_FUNCTIONS=600 -pthread \
+    "$src_dir/bench/workload/workload.cc" "$work/bench_functions.cc" -o "$wl"
+fi
+
+# --- record ----------------------------------------------------------------------------
+nr_samples() {  # file -> number of SAMPLE events from perf report --stats
+  "$perf" report --stats -i "$1" 2>/dev/null | awk '/SAMPLE events:/ {print $3; exit}'
+}
+record() {  # out cpu_seconds perf-record-args...
+  local out=$1 secs=$2
+  shift 2
+  if [[ $rerecord -eq 1 || ! -s "$out" ]]; then
+    echo "recording $(basename "$out") ($secs CPU-s, $threads threads) ..." >&2
+    "$perf" record -q -e cpu-clock "$@" -o "$out" -- "$wl" "$secs" "$threads" >/dev/null 2>"$out.log" || {
+      cat "$out.log" >&2
+      exit 1
+    }
+  fi
+}
+
+record "$work/fp.data" "$seconds" -g -F "$freq"
+fp_samples=$(nr_samples "$work/fp.data")
+echo "fp.data: $(du -m "$work/fp.data" | cut -f1) MB, $fp_samples samples"
+[[ $fp_samples -ge 300000 ]] || echo "warning: fp.data has fewer than 300K samples; raise --seconds" >&2
+if [[ $do_dwarf -eq 1 ]]; then
+  record "$work/dwarf.data" "$dwarf_seconds" --call-graph dwarf -F "$dwarf_freq" -m 1024
+  dwarf_mb=$(du -m "$work/dwarf.data" | cut -f1)
+  echo "dwarf.data: $dwarf_mb MB, $(nr_samples "$work/dwarf.data") samples"
+  [[ $dwarf_mb -ge 200 ]] || echo "warning: dwarf.data is below 200 MB; raise --dwarf-seconds" >&2
+fi
+
+# --- timing ----------------------------------------------------------------------------
+# measure cmd... -> "wall cpu rss_mb" of one run (output discarded)
+measure() {
+  local log="$work/time.log"
+  /usr/bin/time -v -o "$log" "$@" >/dev/null 2>"$work/stderr.log" || {
+    echo "compare.sh: command failed: $*" >&2
+    cat "$work/stderr.log" >&2
+    exit 1
+  }
+  awk -F': ' '
+    /Elapsed \(wall clock\)/ { n = split($2, t, ":"); w = 0; for (i = 1; i <= n; ++i) w = w * 60 + t[i] }
+    /User time/ { u = $2 } /System time/ { s = $2 } /Maximum resident/ { m = $2 }
+    END { printf "%.2f %.2f %.0f\n", w, u + s, m / 1024 }' "$log"
+}
+# median of N runs, per column
+median_runs() {
+  local i
+  for ((i = 0; i < runs; ++i)); do measure "$@"; done |
+    awk '{ w[NR] = $1; c[NR] = $2; r[NR] = $3 }
+         function med(a, n,   i, j, t) { for (i = 1; i <= n; ++i) for (j = i + 1; j <= n; ++j) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }; return a[int((n + 1) / 2)] }
+         END { printf "%s %s %s\n", med(w, NR), med(c, NR), med(r, NR) }'
+}
+
+printf '\nperflens: %s\nperf: %s (%s)\nruns per cell: %d (median)\n\n' "$perflens" "$perf" "$("$perf" --version)" "$runs"
+printf '%-10s %-44s %9s %9s %9s | %9s %9s %9s | %8s %8s\n' file job "perf s" "perf cpu" "perf MB" "pl s" "pl cpu" "pl MB" "wall x" "rss x"
+
+run_job() {  # file label args...
+  local file=$1 label=$2
+  shift 2
+  local pl perf_r
+  pl=$(median_runs "$perflens" "$@" -i "$file")
+  if [[ $only_perflens -eq 1 ]]; then
+    perf_r="0 0 0"
+  else
+    perf_r=$(median_runs "$perf" "$@" -i "$file")
+  fi
+  read -r pw pc pm <<<"$perf_r"
+  read -r lw lc lm <<<"$pl"
+  awk -v f="$(basename "$file")" -v j="$label" -v pw="$pw" -v pc="$pc" -v pm="$pm" -v lw="$lw" -v lc="$lc" -v lm="$lm" 'BEGIN {
+    wx = lw > 0 ? pw / lw : 0; rx = lm > 0 ? pm / lm : 0
+    printf "%-10s %-44s %9.2f %9.2f %9d | %9.2f %9.2f %9d | %7.1fx %7.1fx\n", f, j, pw, pc, pm, lw, lc, lm, wx, rx }'
+}
+
+files=("$work/fp.data")
+[[ $do_dwarf -eq 1 ]] && files+=("$work/dwarf.data")
+for f in "${files[@]}"; do
+  run_job "$f" "report --no-children -g none -s comm,dso,sym" report --stdio --no-children -g none --sort comm,dso,sym
+  run_job "$f" "report --stdio (children + graph)" report --stdio
+  run_job "$f" "script" script
+done
+
+# --- scaling ---------------------------------------------------------------------------
+if [[ $do_scaling -eq 1 ]]; then
+  printf '\nscaling (perflens, fp recordings at -F %s, median of %d):\n' "$freq" "$runs"
+  printf '%-6s %9s %9s | %-36s %-36s %-36s\n' scale samples MB "no-children: wall cpu MB" "children: wall cpu MB" "script: wall cpu MB"
+  for k in 1 2 4; do
+    f="$work/scale$k.data"
+    record "$f" $((scaling_seconds * k)) -g -F "$freq"
+    a=$(median_runs "$perflens" report --stdio --no-children -g none --sort comm,dso,sym -i "$f")
+    b=$(median_runs "$perflens" report --stdio -i "$f")
+    c=$(median_runs "$perflens" script -i "$f")
+    printf '%-6s %9s %9s | %-36s %-36s %-36s\n' "${k}x" "$(nr_samples "$f")" "$(du -m "$f" | cut -f1)" "$a" "$b" "$c"
+  done
+fi
