@@ -250,7 +250,8 @@ Status PerfFile::ParsePipeHeader() {
     if (extra > end - pos - r.size) break;
     pos += r.size + extra;
   }
-  // EVENT_UPDATE and ID_INDEX need the attrs first.
+  // EVENT_UPDATE and ID_INDEX need the attrs (and their id index) first.
+  IndexIds();
   pos = data_offset_;
   while (pos + 8 <= end) {
     RecordView r;
@@ -295,8 +296,9 @@ void PerfFile::ApplyEventUpdate(const RecordView& r) {
   if (type != 2) return;  // PERF_EVENT_UPDATE__NAME
   std::string_view name;
   if (!BoundedString(r.data + 24, r.size - 24u, &name)) return;
-  for (auto& ev : evsels_)
-    if (std::find(ev.ids.begin(), ev.ids.end(), id) != ev.ids.end()) ev.name = std::string(name);
+  // Through the id index: scanning every id of every attr per record is quadratic.
+  auto it = id_to_evsel_.find(id);
+  if (it != id_to_evsel_.end()) evsels_[it->second].name = std::string(name);
 }
 
 void PerfFile::ApplyIdIndex(const RecordView& r) {
