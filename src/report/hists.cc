@@ -12,14 +12,39 @@ Hists::Key Hists::MakeKey(const HistEntry& e) const {
   return k;
 }
 
-size_t Hists::FindOrAdd(const HistEntry& proto) {
-  auto [it, inserted] = index_.try_emplace(MakeKey(proto), entries_.size());
-  if (inserted) {
-    entries_.push_back(proto);
-    entries_.back().self = {};
-    entries_.back().acc = {};
+uint64_t Hists::Hash(const Key& k) const {
+  uint64_t h = 0x9E3779B97F4A7C15ULL;
+  for (size_t i = 0; i < keys_.size(); ++i) h = (h ^ k[i]) * 0xBF58476D1CE4E5B9ULL;
+  return h ^ (h >> 31);
+}
+
+void Hists::Grow() {
+  std::vector<uint32_t> slots(slots_.empty() ? 1024 : slots_.size() * 2, 0);
+  const size_t mask = slots.size() - 1;
+  for (size_t row = 0; row < row_keys_.size(); ++row) {
+    size_t i = Hash(row_keys_[row]) & mask;
+    while (slots[i]) i = (i + 1) & mask;
+    slots[i] = static_cast<uint32_t>(row + 1);
   }
-  return it->second;
+  slots_ = std::move(slots);
+}
+
+size_t Hists::FindOrAdd(const HistEntry& proto) {
+  if (2 * (entries_.size() + 1) > slots_.size()) Grow();
+  const Key key = MakeKey(proto);
+  const size_t mask = slots_.size() - 1;
+  size_t i = Hash(key) & mask;
+  while (uint32_t s = slots_[i]) {
+    if (row_keys_[s - 1] == key) return s - 1;
+    i = (i + 1) & mask;
+  }
+  const size_t row = entries_.size();
+  slots_[i] = static_cast<uint32_t>(row + 1);
+  row_keys_.push_back(key);
+  entries_.push_back(proto);
+  entries_.back().self = {};
+  entries_.back().acc = {};
+  return row;
 }
 
 void Hists::AddSelf(HistEntry* e, uint64_t period, uint16_t cpumode) {
@@ -74,7 +99,8 @@ void Hists::ResolvePlaceholderComms() {
   std::vector<std::unique_ptr<CallchainNode>> old_chains = std::move(chains_);
   entries_.clear();
   chains_.clear();
-  index_.clear();
+  row_keys_.clear();
+  slots_.clear();
   std::vector<ChainFrame> path;
   for (size_t i = 0; i < old.size(); ++i) {
     size_t row = FindOrAdd(old[i]);

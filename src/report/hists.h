@@ -1,12 +1,11 @@
 // Hists: the histogram of one evsel — HistEntries grouped by the selected sort keys, with
-// totals (perf's struct hists). Adding a sample is one hash probe; no allocation unless
-// a new row appears.
+// totals (perf's struct hists). Adding a sample is one probe of an open-addressing table
+// (row keys kept beside the rows); no allocation unless a new row appears.
 #pragma once
 
 #include <array>
 #include <memory>
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 #include "report/callchain_tree.h"
@@ -56,18 +55,16 @@ class Hists {
 
  private:
   using Key = std::array<uint64_t, kMaxKeys>;
-  struct KeyHash {
-    size_t operator()(const Key& k) const {
-      uint64_t h = 0x9E3779B97F4A7C15ULL;
-      for (uint64_t v : k) h = (h ^ v) * 0x100000001B3ULL + (h >> 29);
-      return h;
-    }
-  };
   Key MakeKey(const HistEntry& e) const;
+  uint64_t Hash(const Key& k) const;
+  void Grow();
 
   std::vector<const SortKey*> keys_;
   std::vector<HistEntry> entries_;  // stable indices; pointers valid until next FindOrAdd
-  std::unordered_map<Key, size_t, KeyHash> index_;
+  std::vector<Key> row_keys_;       // parallel to entries_
+  // Open addressing, linear probing: row index + 1, 0 = empty. Size a power of two,
+  // at most half full.
+  std::vector<uint32_t> slots_;
   std::vector<std::unique_ptr<CallchainNode>> chains_;  // parallel to entries_
 };
 
