@@ -123,6 +123,8 @@ int main(int argc, char** argv) {
   report->add_option("-g,--call-graph", ra.call_graph, "Call graph mode (none)");
   report->add_flag("-n,--show-nr-samples", ra.options.show_nr_samples, "Show sample counts");
   report->add_option("--max-stack", ra.options.max_stack, "Callchain depth limit");
+  report->add_flag("--return-address-adjust", ra.options.adjust_return_addresses,
+                   "Look callers up at return address - 1 (perf 6.1 does not)");
   report->add_flag("--header", ra.options.show_header, "Print the perf.data header first");
   report->add_flag("--json", ra.json, "JSON output with raw numbers");
   report->add_option("--format", ra.options.format, "stdio or json");

@@ -4,18 +4,8 @@
 
 namespace perflens {
 
-AddrLocation ResolveAsPerf(Resolver& resolver, Thread* thread, uint16_t cpumode, uint64_t ip) {
-  AddrLocation al = resolver.Resolve(thread, cpumode, ip);
-  if (cpumode == kMiscUser && al.dso && al.dso->is_kernel()) {
-    al = AddrLocation{};
-    al.addr = ip;
-    al.cpumode = cpumode;
-  }
-  return al;
-}
-
 bool ResolveCallchain(Resolver& resolver, Thread* thread, const U64Array& chain, int max_stack,
-                      std::vector<CallchainFrame>* frames) {
+                      std::vector<CallchainFrame>* frames, bool adjust_return_addresses) {
   frames->clear();
   uint16_t frame_mode = kMiscUser;
   int depth = 0;
@@ -32,7 +22,16 @@ bool ResolveCallchain(Resolver& resolver, Thread* thread, const U64Array& chain,
       continue;
     }
     ++depth;
-    frames->push_back({ip, ResolveAsPerf(resolver, thread, frame_mode, ip)});
+    // Every entry after the first is a return address: with the adjustment it is looked
+    // up at ip - 1, inside the call instruction, so a call that ends a function is not
+    // charged to the next one. al.addr is moved back to the entry's own address.
+    if (adjust_return_addresses && frames->size() > 0 && ip > 0) {
+      AddrLocation al = resolver.Resolve(thread, frame_mode, ip - 1);
+      al.addr += 1;
+      frames->push_back({ip, al});
+    } else {
+      frames->push_back({ip, resolver.Resolve(thread, frame_mode, ip)});
+    }
   }
   return true;
 }

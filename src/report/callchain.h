@@ -20,15 +20,11 @@ struct CallchainFrame {
   AddrLocation al;
 };
 
-// Resolver::Resolve with perf 6.1's thread__find_map rule: a user-mode ip is looked up
-// in the process maps only (no retry in the kernel maps), so a user ip of
-// 0xffffffff818009a7 outside every user map is "[unknown] ([unknown])".
-AddrLocation ResolveAsPerf(Resolver& resolver, Thread* thread, uint16_t cpumode, uint64_t ip);
-
 // Resolves `chain` (callee first, markers included) into `frames` (cleared first; the
 // vector is reused so a warm walk does not allocate). Returns false for a corrupt chain,
-// leaving `frames` empty.
+// leaving `frames` empty. perf 6.1 looks return addresses up unadjusted (the default);
+// `adjust_return_addresses` looks every entry after the first up at ip - 1.
 bool ResolveCallchain(Resolver& resolver, Thread* thread, const U64Array& chain, int max_stack,
-                      std::vector<CallchainFrame>* frames);
+                      std::vector<CallchainFrame>* frames, bool adjust_return_addresses = false);
 
 }  // namespace perflens

@@ -294,13 +294,13 @@ void Script::ProcessSample(const RecordView& r, std::string* out) {
         ++counters_.nr_bad_callchains;
       for (const CallchainFrame& f : frames_) fold_frames_.push_back(f.al);
     } else {
-      fold_frames_.push_back(ResolveAsPerf(*resolver_, thread, s.cpumode(), s.ip));
+      fold_frames_.push_back(resolver_->Resolve(thread, s.cpumode(), s.ip));
     }
     folded_.Add(thread->comm(), fold_frames_, options_.folded_weight_period ? s.period : 1);
     return;
   }
   AddrLocation al;
-  if ((fields_[ev->index] & kFieldIp) && !has_chain) al = ResolveAsPerf(*resolver_, thread, s.cpumode(), s.ip);
+  if ((fields_[ev->index] & kFieldIp) && !has_chain) al = resolver_->Resolve(thread, s.cpumode(), s.ip);
   PrintSample(s, *ev, thread, al, has_chain, out);
 }
 
