@@ -63,31 +63,9 @@ std::string_view TrimRight(std::string_view s) {
 
 uint64_t RoundUpPage(uint64_t v) { return (v + kPage - 1) / kPage * kPage; }
 
-size_t LeadingUnderscores(std::string_view s) {
-  size_t n = 0;
-  while (n < s.size() && s[n] == '_') ++n;
-  return n;
-}
 
-bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
-// perf's choose_best_symbol (+ the default arch__choose_best_symbol): true → keep a.
 bool PreferFirst(const RawSym& a, const RawSym& b) {
-  uint64_t size_a = a.end - a.start, size_b = b.end - b.start;
-  if (size_b == 0 && size_a > 0) return true;
-  if (size_a == 0 && size_b > 0) return false;
-  bool weak_a = a.binding == kStbWeak, weak_b = b.binding == kStbWeak;
-  if (weak_b && !weak_a) return true;
-  if (weak_a && !weak_b) return false;
-  bool global_a = a.binding == kStbGlobal, global_b = b.binding == kStbGlobal;
-  if (global_a && !global_b) return true;
-  if (global_b && !global_a) return false;
-  size_t us_a = LeadingUnderscores(a.name), us_b = LeadingUnderscores(b.name);
-  if (us_b > us_a) return true;
-  if (us_a > us_b) return false;
-  if (a.name.size() > b.name.size()) return true;
-  if (a.name.size() < b.name.size()) return false;
-  return !(StartsWith(a.name, "SyS") || StartsWith(a.name, "compat_SyS"));
+  return ChooseFirstSymbol(a.end - a.start, a.binding, a.name, b.end - b.start, b.binding, b.name);
 }
 
 // Parses "<hex> <type> <name>[\t<module>]". False for junk.

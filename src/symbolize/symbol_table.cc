@@ -17,29 +17,32 @@ size_t LeadingUnderscores(std::string_view s) {
 
 bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
-// perf 6.1 choose_best_symbol: true when `a` (inserted first) beats `b`. perf 6.1.x does
-// not yet prefer typed symbols over NOTYPE labels (checked against /usr/bin/perf).
 bool PreferFirst(const Symbol& a, const Symbol& b) {
-  uint64_t size_a = a.end - a.start, size_b = b.end - b.start;
-  if (size_b == 0 && size_a > 0) return true;
-  if (size_a == 0 && size_b > 0) return false;
-  bool weak_a = a.binding == kStbWeak, weak_b = b.binding == kStbWeak;
-  if (weak_b && !weak_a) return true;
-  if (weak_a && !weak_b) return false;
-  bool global_a = a.binding == kStbGlobal, global_b = b.binding == kStbGlobal;
-  if (global_a && !global_b) return true;
-  if (global_b && !global_a) return false;
-  size_t us_a = LeadingUnderscores(a.name), us_b = LeadingUnderscores(b.name);
-  if (us_b > us_a) return true;
-  if (us_a > us_b) return false;
-  if (a.name.size() > b.name.size()) return true;
-  if (a.name.size() < b.name.size()) return false;
-  // arch__choose_best_symbol: avoid "SyS" syscall aliases.
-  if (StartsWith(a.name, "SyS") || StartsWith(a.name, "compat_SyS")) return false;
-  return true;
+  return ChooseFirstSymbol(a.end - a.start, a.binding, a.name, b.end - b.start, b.binding, b.name);
 }
 
 }  // namespace
+
+// perf 6.1 choose_best_symbol: true when `a` (inserted first) beats `b`. perf 6.1.x does
+// not yet prefer typed symbols over NOTYPE labels (checked against /usr/bin/perf).
+bool ChooseFirstSymbol(uint64_t size_a, uint8_t binding_a, std::string_view name_a, uint64_t size_b,
+                       uint8_t binding_b, std::string_view name_b) {
+  if (size_b == 0 && size_a > 0) return true;
+  if (size_a == 0 && size_b > 0) return false;
+  bool weak_a = binding_a == kStbWeak, weak_b = binding_b == kStbWeak;
+  if (weak_b && !weak_a) return true;
+  if (weak_a && !weak_b) return false;
+  bool global_a = binding_a == kStbGlobal, global_b = binding_b == kStbGlobal;
+  if (global_a && !global_b) return true;
+  if (global_b && !global_a) return false;
+  size_t us_a = LeadingUnderscores(name_a), us_b = LeadingUnderscores(name_b);
+  if (us_b > us_a) return true;
+  if (us_a > us_b) return false;
+  if (name_a.size() > name_b.size()) return true;
+  if (name_a.size() < name_b.size()) return false;
+  // arch__choose_best_symbol: avoid "SyS" syscall aliases.
+  return !(StartsWith(name_a, "SyS") || StartsWith(name_a, "compat_SyS"));
+}
 
 SymbolTable::SymbolTable(const SymbolTable& other) { *this = other; }
 

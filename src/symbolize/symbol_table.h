@@ -20,6 +20,11 @@ struct Symbol {
   uint8_t type = 0;     // STT_* (ELF), STT_FUNC for others
 };
 
+// perf 6.1's choose_best_symbol for two symbols at one address (sizes in bytes, ELF
+// STB_* bindings): true keeps `a`, the one inserted first. Shared by ELF and kallsyms.
+bool ChooseFirstSymbol(uint64_t size_a, uint8_t binding_a, std::string_view name_a, uint64_t size_b,
+                       uint8_t binding_b, std::string_view name_b);
+
 class SymbolTable {
  public:
   SymbolTable() = default;
