@@ -84,9 +84,11 @@ bool ParseCallGraphArg(const std::string& arg, CallGraphParams* p, bool* order_s
     else if (w == "folded") p->mode = CallGraphMode::kFolded;
     else if (w == "caller") { p->caller_order = true; *order_set = true; }
     else if (w == "callee") { p->caller_order = false; *order_set = true; }
-    else if (w == "function" || w == "address" || w == "percent" || w == "period" || w == "count" || w == "fp" ||
-             w == "dwarf" || w == "lbr")
-      ;  // accepted; only function keys and percent values are implemented
+    else if (w == "percent") p->value = CallchainValue::kPercent;
+    else if (w == "period") p->value = CallchainValue::kPeriod;
+    else if (w == "count") p->value = CallchainValue::kCount;
+    else if (w == "function" || w == "address" || w == "fp" || w == "dwarf" || w == "lbr")
+      ;  // accepted; only function keys are implemented
     else {
       char* end = nullptr;
       double v = std::strtod(w.c_str(), &end);
@@ -133,7 +135,16 @@ uint64_t MinHit(const CallGraphParams& p, uint64_t total_period, const Callchain
   return static_cast<uint64_t>(static_cast<double>(total_period) * p.min_percent / 100.0);
 }
 
-void Value(uint64_t hits, uint64_t total, std::string* out) {
+// perf's callchain_node__fprintf_value: `hits` is a period, `count` a sample count.
+void Value(const CallGraphParams& p, uint64_t hits, uint64_t count, uint64_t total, std::string* out) {
+  if (p.value == CallchainValue::kPeriod) {
+    fmt::format_to(std::back_inserter(*out), "{}", hits);
+    return;
+  }
+  if (p.value == CallchainValue::kCount) {
+    fmt::format_to(std::back_inserter(*out), "{}", count);
+    return;
+  }
   double pct = total ? 100.0 * static_cast<double>(hits) / static_cast<double>(total) : 0.0;
   fmt::format_to(std::back_inserter(*out), "{:.2f}%", pct);
 }
@@ -160,7 +171,7 @@ void PrintGraphLevel(const CallchainNode& parent, const CallGraphParams& p, uint
         out->push_back((new_mask & (1u << i)) ? '|' : ' ');
         if (e == 0 && i == depth - 1) {
           out->append("--");
-          Value(child->cumul(), total, out);
+          Value(p, child->cumul(), child->count + child->children_count, total, out);
           out->append("--");
         } else {
           out->append("          ");
@@ -172,7 +183,13 @@ void PrintGraphLevel(const CallchainNode& parent, const CallGraphParams& p, uint
     uint64_t new_total = p.mode == CallGraphMode::kFractal ? child->children_hit : total;
     if (depth < 31) PrintGraphLevel(*child, p, total_period, new_total, depth + 1, new_mask | (1u << depth), left_margin, out);
   }
-  if (p.mode == CallGraphMode::kFractal && remaining && remaining != total && !kids.empty()) {
+  // perf: with count values the [...] line shows the samples not in the printed
+  // children, and is left out when there are none.
+  uint64_t cumul_count = 0;
+  for (const CallchainNode* c : kids) cumul_count += c->count + c->children_count;
+  uint64_t rem_count = parent.children_count > cumul_count ? parent.children_count - cumul_count : 0;
+  if (p.mode == CallGraphMode::kFractal && remaining && remaining != total && !kids.empty() &&
+      (p.value != CallchainValue::kCount || rem_count > 0)) {
     out->append(kMargin);
     out->append(static_cast<size_t>(left_margin), ' ');
     uint32_t mask = new_mask & ~(1u << (depth - 1));
@@ -180,7 +197,7 @@ void PrintGraphLevel(const CallchainNode& parent, const CallGraphParams& p, uint
       out->push_back((mask & (1u << i)) ? '|' : ' ');
       if (i == depth - 1) {
         out->append("--");
-        Value(remaining, total, out);
+        Value(p, remaining, rem_count, total, out);
         out->append("--");
       } else {
         out->append("          ");
@@ -248,25 +265,25 @@ void PrintCallchain(const CallchainNode& root, const CallGraphParams& p, uint64_
       // perf prints one chain per node that has hits, sorted by hits (flat: value line,
       // then one frame per line; folded: "value a;b;c").
       struct Leaf {
-        uint64_t hit;
+        uint64_t hit, count;
         std::vector<const ChainFrame*> frames;
       };
       std::vector<Leaf> leaves;
       std::vector<const ChainFrame*> path;
       uint64_t min_hit = static_cast<uint64_t>(static_cast<double>(total_period) * p.min_percent / 100.0);
       ForEachPath(root, &path, [&](const CallchainNode& n, const std::vector<const ChainFrame*>& fr) {
-        if (n.hit >= min_hit) leaves.push_back({n.hit, fr});
+        if (n.hit >= min_hit) leaves.push_back({n.hit, n.count, fr});
       });
       std::stable_sort(leaves.begin(), leaves.end(), [](const Leaf& a, const Leaf& b) { return a.hit > b.hit; });
       for (const auto& l : leaves) {
         if (p.mode == CallGraphMode::kFlat) {
           out->append("           ");
-          Value(l.hit, total_period, out);
+          Value(p, l.hit, l.count, total_period, out);
           out->push_back('\n');
           for (const ChainFrame* f : l.frames) fmt::format_to(std::back_inserter(*out), "                {}\n", FrameName(*f));
           out->push_back('\n');
         } else {
-          Value(l.hit, total_period, out);
+          Value(p, l.hit, l.count, total_period, out);
           out->push_back(' ');
           for (size_t i = 0; i < l.frames.size(); ++i) {
             if (i) out->push_back(';');

@@ -40,9 +40,14 @@ void AppendChain(CallchainNode* root, std::span<const ChainFrame> chain, uint64_
 
 enum class CallGraphMode { kNone, kGraph, kFractal, kFlat, kFolded };
 
+// What a call-graph line shows (perf's callchain_param.value): percent of the total,
+// the period ("period"), or the number of samples ("count").
+enum class CallchainValue { kPercent, kPeriod, kCount };
+
 struct CallGraphParams {
   CallGraphMode mode = CallGraphMode::kGraph;
   double min_percent = 0.5;  // threshold
+  CallchainValue value = CallchainValue::kPercent;
   bool caller_order = false;  // resolved by the report: caller with children, else callee
   bool skip_first_sym = false;  // perf omits the first entry when sorting by sym only
 };
