@@ -13,6 +13,7 @@
 
 #include <cstdio>
 #include <map>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,8 @@ inline const std::vector<CallchainProgram>& CallchainPrograms() {
   };
   return programs;
 }
+
+inline void PrintTo(const CallchainProgram& p, std::ostream* os) { *os << p.name; }
 
 inline std::string CallchainProgramName(const ::testing::TestParamInfo<CallchainProgram>& info) {
   return info.param.name;

@@ -133,26 +133,26 @@ TEST_P(CallchainFolded, ScriptFoldedMatchesPerfScript) {
     if (!ours.count(stack) && (stack.find("@plt") != std::string::npos || stack.find("[libc.so.6]") != std::string::npos)) plt += n;
   EXPECT_GE(agree + plt, samples) << diffs << KeepOutputs("folded", perf.out, lens.out);
   EXPECT_LE(plt, 8);
-}
 
-TEST_P(CallchainFolded, ScriptFoldedPeriodWeightSumsToEventCount) {
-  CommandResult lens = Perflens("script -i x.data -F folded --folded-weight period");
-  CommandResult header = Perf("report -i x.data --stdio --no-children -g none --sort comm");
-  ASSERT_EQ(lens.exit_code, 0) << lens.err;
+  // --folded-weight period: the same stacks weighted by period; they add up to the
+  // total period perf prints as "# Event count".
+  CommandResult by_period = Perflens("script -i x.data -F folded --folded-weight period");
+  ASSERT_EQ(by_period.exit_code, 0) << by_period.err;
   long period = HeaderNumber(header.out, "# Event count (approx.): ");
   ASSERT_GT(period, 0);
-  std::map<std::string, long> ours;
-  std::string bad;
-  EXPECT_TRUE(ParseFolded(lens.out, &ours, &bad)) << bad;
-  long sum = 0;
-  for (const auto& [stack, n] : ours) sum += n;
-  EXPECT_EQ(sum, period);
+  std::map<std::string, long> weighted;
+  bad.clear();
+  EXPECT_TRUE(ParseFolded(by_period.out, &weighted, &bad)) << bad;
+  long period_sum = 0;
+  for (const auto& [stack, n] : weighted) period_sum += n;
+  EXPECT_EQ(period_sum, period);
+  EXPECT_EQ(weighted.size(), ours.size()) << "the same stacks";
 }
 
 class CallchainFoldedReport : public CallchainTest {
  protected:
-  void ExpectSameAsPerf(const std::string& mode) {
-    std::string args = "report -i x.data --stdio -g folded " + mode;
+  void ExpectSameAsPerf(const std::string& mode, const std::string& graph = "folded") {
+    std::string args = "report -i x.data --stdio -g " + graph + " " + mode;
     CommandResult perf = Perf(args);
     CommandResult lens = Perflens(args);
     ASSERT_EQ(perf.exit_code, 0) << perf.err;
@@ -182,12 +182,12 @@ class CallchainFoldedReport : public CallchainTest {
   }
 };
 
-TEST_P(CallchainFoldedReport, NoChildrenEqualsPerf) { ExpectSameAsPerf("--no-children"); }
 TEST_P(CallchainFoldedReport, ChildrenEqualsPerf) { ExpectSameAsPerf("--children"); }
 
-// With threshold 0 (-g folded,0), the percentages under each --no-children entry are
-// the entry's samples split by stack: they add up to its overhead.
-TEST_P(CallchainFoldedReport, NoChildrenValuesAddUpToOverhead) {
+TEST_P(CallchainFoldedReport, NoChildrenEqualsPerf) {
+  ASSERT_NO_FATAL_FAILURE(ExpectSameAsPerf("--no-children"));
+  // With threshold 0 (-g folded,0), the percentages under each --no-children entry are
+  // the entry's samples split by stack: they add up to its overhead.
   CommandResult lens = Perflens("report -i x.data --stdio -g folded,0 --no-children");
   ASSERT_EQ(lens.exit_code, 0) << lens.err;
   auto ours = ParseFoldedReport(lens.out);
@@ -197,6 +197,29 @@ TEST_P(CallchainFoldedReport, NoChildrenValuesAddUpToOverhead) {
     for (const auto& l : lines) sum += std::atof(l.c_str());
     EXPECT_NEAR(sum, std::atof(entry.c_str()), 0.005 * static_cast<double>(lines.size() + 1)) << entry;
   }
+}
+
+// -g folded,0,caller,count: sample counts instead of percentages (perf's
+// callchain_param.value); each --no-children entry's counts add up to its samples.
+TEST_P(CallchainFoldedReport, CountValuesEqualPerf) {
+  const std::string graph = "folded,0,caller,count";
+  ASSERT_NO_FATAL_FAILURE(ExpectSameAsPerf("--no-children", graph));
+  CommandResult lens = Perflens("report -i x.data --stdio --no-children -n -g " + graph);
+  ASSERT_EQ(lens.exit_code, 0) << lens.err;
+  auto ours = ParseFoldedReport(lens.out);
+  ASSERT_FALSE(ours.empty());
+  long total = 0;
+  for (const auto& [entry, lines] : ours) {
+    long sum = 0;
+    for (const auto& l : lines) {
+      EXPECT_EQ(l.find('%'), std::string::npos) << "a count, not a percentage: " << l;
+      sum += std::atol(l.c_str());
+    }
+    size_t pct = entry.find('%');  // "    61.75%           113  callchain_vdso ..."
+    EXPECT_EQ(sum, std::atol(entry.c_str() + pct + 1)) << entry;
+    total += sum;
+  }
+  EXPECT_EQ(total, HeaderNumber(lens.out, "# Samples: "));
 }
 
 INSTANTIATE_TEST_SUITE_P(Programs, CallchainFolded, ::testing::ValuesIn(CallchainPrograms()),
