@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "perfdata/perf_file.h"
 #include "report/dump_printer.h"
@@ -26,19 +27,6 @@ void FlushOut(std::string* s) {
   s->clear();
 }
 
-std::vector<std::string> SplitList(const std::vector<std::string>& in) {
-  std::vector<std::string> out;
-  for (const auto& item : in) {
-    size_t start = 0;
-    while (start <= item.size()) {
-      size_t comma = item.find(',', start);
-      if (comma == std::string::npos) comma = item.size();
-      if (comma > start) out.push_back(item.substr(start, comma - start));
-      start = comma + 1;
-    }
-  }
-  return out;
-}
 
 Result<std::unique_ptr<PerfFile>> OpenInput(const std::string& path) {
   std::string p = path;
@@ -77,11 +65,11 @@ int RunReport(ReportArgs& a) {
   if (a.no_children) o.children = false;
   if (a.json) o.format = "json";
   if (!a.call_graph.empty()) o.call_graph = a.call_graph;
-  o.comms = SplitList(a.comms);
-  o.dsos = SplitList(a.dsos);
-  o.symbols = SplitList(a.symbols);
-  for (const auto& s : SplitList(a.pids)) o.pids.push_back(static_cast<uint32_t>(std::stoul(s)));
-  for (const auto& s : SplitList(a.tids)) o.tids.push_back(static_cast<uint32_t>(std::stoul(s)));
+  o.comms = SplitCommas(a.comms);
+  o.dsos = SplitCommas(a.dsos);
+  o.symbols = SplitCommas(a.symbols);
+  if (!ParseIds(a.pids, &o.pids)) return Fail(Error{"--pid takes comma-separated process ids"});
+  if (!ParseIds(a.tids, &o.tids)) return Fail(Error{"--tid takes comma-separated thread ids"});
   auto file = OpenInput(a.input);
   if (!file) return Fail(file.error());
   auto report = Report::Create(file->get(), o);
