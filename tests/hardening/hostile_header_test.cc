@@ -1,5 +1,6 @@
-// Hostile headers: section sizes that overflow 64-bit arithmetic, sections overlapping
-// the file header, millions of attrs, ids sections that multiply, a COMPRESSED zip bomb.
+// Hostile headers: section sizes that overflow 64-bit arithmetic, attrs overlapping
+// the file header, a million attrs, a COMPRESSED zip bomb (reader_fixes_test.cc: the
+// cases that needed a fix).
 // Each case asserts the exact error or warning perflens gives.
 #include <gtest/gtest.h>
 
