@@ -1,5 +1,7 @@
 #include "report/stdio_printer.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "report/output_fields.h"
@@ -55,6 +57,11 @@ Status PrintReportStdio(const Report& report, std::string* out) {
         f.key->print(*e, &cell);
         f.width = std::max(f.width, cell.size());
       }
+      // perf's hists__set_unres_dso_col_len: a row without a symbol widens the
+      // Shared Object column to 16 (BITS_PER_LONG / 4), except with -t or --dsos.
+      if (f.key->name == "dso" && !use_sep && o.dsos.empty() &&
+          std::any_of(rows.begin(), rows.end(), [](const HistEntry* e) { return e->sym == nullptr; }))
+        f.width = std::max<size_t>(f.width, 16);
     }
 
     // Header.
