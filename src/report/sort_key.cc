@@ -44,7 +44,7 @@ void PrintCpu(const HistEntry& e, std::string* out) {
 
 const SortKey kSortKeys[] = {
     {"comm", "Command", GroupComm, OrderComm, PrintComm, true},
-    {"pid", "Pid:Command", GroupPid, OrderPid, PrintPid, true, 15},
+    {"pid", "    Pid:Command", GroupPid, OrderPid, PrintPid, true, 15},
     {"dso", "Shared Object", GroupDso, OrderDso, PrintDso, true},
     {"sym", "Symbol", GroupSym, OrderSym, PrintSymbolColumn, false},
     {"cpu", "CPU", GroupCpu, OrderCpu, PrintCpu, true},

@@ -23,7 +23,7 @@ struct SortKey {
   void (*print)(const HistEntry&, std::string* out);
   bool pad_last;  // perf pads this column even when it is the last one
   // Width of the column for one row when it is wider than the printed text (perf sizes
-  // "Pid:Command" as 8 + the Command column's width, at least 15).
+  // "    Pid:Command" (perf's header has 4 leading spaces) as 8 + the Command column's width, at least 15).
   size_t min_width = 0;
 };
 
