@@ -63,7 +63,6 @@ std::string_view TrimRight(std::string_view s) {
 
 uint64_t RoundUpPage(uint64_t v) { return (v + kPage - 1) / kPage * kPage; }
 
-
 bool PreferFirst(const RawSym& a, const RawSym& b) {
   return ChooseFirstSymbol(a.end - a.start, a.binding, a.name, b.end - b.start, b.binding, b.name);
 }
