@@ -1,0 +1,179 @@
+// Hists: rows grouped by the sort keys' values, print order (period descending, then the
+// keys' order), and perf's comm__override merge of rows recorded under a ":<tid>"
+// placeholder comm.
+#include "report/hists.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "perfdata/perf_event.h"
+
+namespace perflens {
+namespace {
+
+std::vector<const SortKey*> Keys(const char* list) { return *ParseSortKeys(list); }
+
+std::string Row(const Hists& h, const HistEntry* e) {
+  std::string out;
+  for (const SortKey* k : h.keys()) {
+    if (!out.empty()) out += " | ";
+    k->print(*e, &out);
+  }
+  return out + " = " + std::to_string(e->self.period);
+}
+
+std::vector<std::string> Rows(const Hists& h, bool children = false) {
+  std::vector<std::string> v;
+  for (const HistEntry* e : h.Sorted(children)) v.push_back(Row(h, e));
+  return v;
+}
+
+struct Env {
+  std::string a = "alpha", b = "beta";
+  Dso libc{0, "/lib/libc.so.6", DsoKind::kUser};
+  Dso app{1, "/bin/app", DsoKind::kUser};
+  Symbol f{0x100, 0x200, "f"}, g{0x200, 0x300, "g"};
+};
+
+TEST(HistsTest, GroupsBySortKeyValues) {
+  Env env;
+  Hists h(Keys("comm,dso"));
+  HistEntry p;
+  p.comm = &env.a;
+  p.dso = &env.libc;
+  p.sym = &env.f;
+  size_t r0 = h.FindOrAdd(p);
+  p.sym = &env.g;  // sym is not a key: same row
+  EXPECT_EQ(h.FindOrAdd(p), r0);
+  p.dso = &env.app;
+  size_t r1 = h.FindOrAdd(p);
+  EXPECT_NE(r1, r0);
+  p.comm = &env.b;
+  size_t r2 = h.FindOrAdd(p);
+  EXPECT_EQ(h.entries().size(), 3u);
+  Hists::AddSelf(&h.at(r0), 100, kMiscUser);
+  Hists::AddSelf(&h.at(r0), 50, kMiscKernel);
+  Hists::AddSelf(&h.at(r1), 300, kMiscUser);
+  Hists::AddSelf(&h.at(r2), 100, kMiscGuestKernel);
+  const HistEntry& e0 = h.entries()[r0];
+  EXPECT_EQ(e0.self.period, 150u);
+  EXPECT_EQ(e0.self.nr_samples, 2u);
+  EXPECT_EQ(e0.self.period_us, 100u);
+  EXPECT_EQ(e0.self.period_sys, 50u);
+  EXPECT_EQ(h.entries()[r2].self.period_guest_sys, 100u);
+  EXPECT_EQ(h.entries()[r0].sym, &env.f);  // the first sample's values are kept
+}
+
+TEST(HistsTest, FindOrAddResetsStatsOfTheProto) {
+  Env env;
+  Hists h(Keys("comm"));
+  HistEntry p;
+  p.comm = &env.a;
+  p.self.period = 999;
+  p.acc.period = 999;
+  size_t r = h.FindOrAdd(p);
+  EXPECT_EQ(h.entries()[r].self.period, 0u);
+  EXPECT_EQ(h.entries()[r].acc.period, 0u);
+}
+
+TEST(HistsTest, SortedByPeriodThenKeys) {
+  Env env;
+  Hists h(Keys("comm,dso,sym"));
+  auto add = [&](const std::string* comm, Dso* dso, const Symbol* sym, uint64_t period) {
+    HistEntry p;
+    p.comm = comm;
+    p.dso = dso;
+    p.sym = sym;
+    p.addr = 0x555;
+    Hists::AddSelf(&h.at(h.FindOrAdd(p)), period, kMiscUser);
+  };
+  add(&env.b, &env.libc, &env.f, 100);
+  add(&env.a, &env.libc, &env.g, 100);
+  add(&env.a, &env.libc, &env.f, 100);
+  add(&env.a, &env.app, &env.f, 100);
+  add(&env.a, &env.app, nullptr, 100);
+  add(&env.b, &env.app, &env.g, 500);
+  EXPECT_EQ(Rows(h), (std::vector<std::string>{
+                         "beta | app | [.] g = 500",
+                         "alpha | app | [.] f = 100",
+                         "alpha | app | [.] 0x0000000000000555 = 100",
+                         "alpha | libc.so.6 | [.] f = 100",
+                         "alpha | libc.so.6 | [.] g = 100",
+                         "beta | libc.so.6 | [.] f = 100",
+                     }));
+}
+
+TEST(HistsTest, SortedChildrenUsesAccumulatedPeriod) {
+  Env env;
+  Hists h(Keys("sym"));
+  HistEntry p;
+  p.sym = &env.f;
+  size_t rf = h.FindOrAdd(p);
+  p.sym = &env.g;
+  size_t rg = h.FindOrAdd(p);
+  Hists::AddSelf(&h.at(rf), 10, kMiscUser);
+  Hists::AddAcc(&h.at(rf), 10);
+  Hists::AddSelf(&h.at(rg), 5, kMiscUser);
+  Hists::AddAcc(&h.at(rg), 5);
+  Hists::AddAcc(&h.at(rg), 10);  // f's sample passes through g
+  EXPECT_EQ(Rows(h, false), (std::vector<std::string>{"[.] f = 10", "[.] g = 5"}));
+  EXPECT_EQ(Rows(h, true), (std::vector<std::string>{"[.] g = 5", "[.] f = 10"}));
+  EXPECT_EQ(h.entries()[rg].acc.nr_samples, 2u);
+}
+
+TEST(HistsTest, PlaceholderCommRowsMergeIntoTheRealComm) {
+  // A thread sampled before its COMM: rows under ":77" take the first real comm
+  // ("worker"), and merge with rows recorded later under that comm.
+  Env env;
+  std::string placeholder = ":77", worker = "worker", renamed = "renamed";
+  Thread t(77, 77, std::make_shared<Maps>());
+  t.SetPlaceholderComm(&placeholder);
+  Hists h(Keys("comm,sym"));
+  HistEntry p;
+  p.thread = &t;
+  p.comm = t.comm_ptr();
+  p.sym = &env.f;
+  size_t early = h.FindOrAdd(p);
+  Hists::AddSelf(&h.at(early), 10, kMiscUser);
+  AppendChain(h.Chain(early), std::vector<ChainFrame>{{&env.app, &env.f, 0x110}}, 10);
+  t.SetComm(&worker, 100, false);
+  p.comm = t.comm_ptr();
+  size_t later = h.FindOrAdd(p);
+  ASSERT_NE(later, early);
+  Hists::AddSelf(&h.at(later), 5, kMiscUser);
+  AppendChain(h.Chain(later), std::vector<ChainFrame>{{&env.app, &env.f, 0x110}}, 5);
+  t.SetComm(&renamed, 200, true);
+  p.comm = t.comm_ptr();
+  size_t last = h.FindOrAdd(p);
+  Hists::AddSelf(&h.at(last), 1, kMiscUser);
+
+  h.ResolvePlaceholderComms();
+  ASSERT_EQ(h.entries().size(), 2u);
+  EXPECT_EQ(Rows(h), (std::vector<std::string>{"worker | [.] f = 15", "renamed | [.] f = 1"}));
+  const HistEntry* merged = h.Sorted(false)[0];
+  EXPECT_EQ(merged->self.nr_samples, 2u);
+  const CallchainNode* chain = h.FindChain(merged);
+  ASSERT_NE(chain, nullptr);
+  ASSERT_EQ(chain->children.size(), 1u);
+  EXPECT_EQ(chain->children[0]->hit, 15u);
+  EXPECT_EQ(chain->children[0]->count, 2u);
+}
+
+TEST(HistsTest, PlaceholderStaysWhenNoRealCommCame) {
+  std::string placeholder = ":88";
+  Thread t(88, 88, std::make_shared<Maps>());
+  t.SetPlaceholderComm(&placeholder);
+  Hists h(Keys("comm"));
+  HistEntry p;
+  p.thread = &t;
+  p.comm = t.comm_ptr();
+  Hists::AddSelf(&h.at(h.FindOrAdd(p)), 3, kMiscUser);
+  h.ResolvePlaceholderComms();
+  EXPECT_EQ(Rows(h), (std::vector<std::string>{":88 = 3"}));
+}
+
+}  // namespace
+}  // namespace perflens

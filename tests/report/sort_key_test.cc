@@ -1,0 +1,142 @@
+// Sort keys: parsing (errors name the key), aliases, and the exact column text perf
+// prints for comm, pid, dso, sym and cpu (sort.c's se_snprintf functions).
+#include "report/sort_key.h"
+
+#include <memory>
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace perflens {
+namespace {
+
+std::string Cell(const char* key, const HistEntry& e) {
+  std::string out;
+  FindSortKey(key)->print(e, &out);
+  return out;
+}
+
+TEST(SortKeyTest, ParseListTrimsAndDeduplicates) {
+  auto keys = ParseSortKeys(" comm , dso,sym,comm,,symbol");
+  ASSERT_TRUE(keys.ok()) << keys.error().message;
+  ASSERT_EQ(keys->size(), 3u);
+  EXPECT_EQ((*keys)[0]->name, "comm");
+  EXPECT_EQ((*keys)[1]->name, "dso");
+  EXPECT_EQ((*keys)[2]->name, "sym");
+  EXPECT_EQ(FindSortKey("symbol"), FindSortKey("sym"));
+  EXPECT_EQ(FindSortKey("tid"), FindSortKey("pid"));
+  EXPECT_EQ(FindSortKey("cpu")->header, "CPU");
+  EXPECT_EQ(FindSortKey("dso")->header, "Shared Object");
+  EXPECT_EQ(FindSortKey("comm")->header, "Command");
+  EXPECT_EQ(FindSortKey("sym")->header, "Symbol");
+  EXPECT_EQ(FindSortKey("pid")->header, "    Pid:Command");  // perf's sort_thread header
+  EXPECT_EQ(FindSortKey("nope"), nullptr);
+}
+
+TEST(SortKeyTest, ParseErrorsNameTheKey) {
+  auto bad = ParseSortKeys("comm,bogus,dso");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message, "unknown sort key 'bogus' (known: comm, pid, tid, dso, sym, symbol, cpu)");
+  auto empty = ParseSortKeys(" , ");
+  ASSERT_FALSE(empty.ok());
+  EXPECT_EQ(empty.error().message, "no sort keys given");
+}
+
+TEST(SortKeyTest, CommAndPidText) {
+  std::string comm = "worker", later = "renamed";
+  HistEntry e;
+  e.comm = &comm;
+  e.tid = 123;
+  EXPECT_EQ(Cell("comm", e), "worker");
+  EXPECT_EQ(Cell("pid", e), "    123:worker");  // "%7d:%s"
+  // With a thread the pid key prints the thread's comm at output time, as perf.
+  Thread t(123, 123, std::make_shared<Maps>());
+  t.SetComm(&later, 5, false);
+  e.thread = &t;
+  EXPECT_EQ(Cell("pid", e), "    123:renamed");
+  EXPECT_EQ(Cell("comm", e), "worker");
+  e.tid = 12345678;
+  EXPECT_EQ(Cell("pid", e), "12345678:renamed");
+  e.tid = UINT32_MAX;  // pid -1
+  EXPECT_EQ(Cell("pid", e), "     -1:renamed");
+}
+
+TEST(SortKeyTest, DsoText) {
+  HistEntry e;
+  EXPECT_EQ(Cell("dso", e), "[unknown]");
+  EXPECT_EQ(DsoColumnName(nullptr), "[unknown]");
+  Dso libc(0, "/usr/lib/x86_64-linux-gnu/libc.so.6", DsoKind::kUser);
+  e.dso = &libc;
+  EXPECT_EQ(Cell("dso", e), "libc.so.6");
+  Dso jit(1, "/tmp/perf-99.map", DsoKind::kJitMap);
+  e.dso = &jit;
+  EXPECT_EQ(Cell("dso", e), "[JIT] tid 99");
+}
+
+TEST(SortKeyTest, SymbolText) {
+  HistEntry e;
+  e.level = 'k';
+  e.addr = 0;
+  EXPECT_EQ(Cell("sym", e), "[k] 0000000000000000");  // C's '#' adds no 0x to zero
+  e.addr = 0x1234;
+  EXPECT_EQ(Cell("sym", e), "[k] 0x0000000000001234");
+  e.level = '.';
+  e.addr = 0x7f0000009abc;
+  EXPECT_EQ(Cell("sym", e), "[.] 0x00007f0000009abc");
+  e.addr = 0xffffffff81234567;
+  EXPECT_EQ(Cell("sym", e), "[.] 0xffffffff81234567");
+  Symbol s{0x1000, 0x1100, "compute"};
+  e.sym = &s;
+  EXPECT_EQ(Cell("sym", e), "[.] compute");
+  std::string out;
+  PrintSymbolColumn(e, &out);
+  EXPECT_EQ(out, "[.] compute");
+}
+
+TEST(SortKeyTest, CpuText) {
+  HistEntry e;
+  e.cpu = 0;
+  EXPECT_EQ(Cell("cpu", e), "000");
+  e.cpu = 7;
+  EXPECT_EQ(Cell("cpu", e), "007");
+  e.cpu = 1234;
+  EXPECT_EQ(Cell("cpu", e), "1234");
+  e.cpu = UINT32_MAX;  // no CPU recorded
+  EXPECT_EQ(Cell("cpu", e), "-001");
+}
+
+TEST(SortKeyTest, GroupAndOrder) {
+  std::string a = "alpha", b = "beta";
+  HistEntry x, y;
+  x.comm = &a;
+  y.comm = &b;
+  const SortKey* comm = FindSortKey("comm");
+  EXPECT_LT(comm->order(x, y), 0);
+  EXPECT_GT(comm->order(y, x), 0);
+  EXPECT_NE(comm->group(x), comm->group(y));
+  // sym: resolved rows print before unresolved ones; unresolved group by address.
+  Symbol s{0x10, 0x20, "f"};
+  const SortKey* sym = FindSortKey("sym");
+  x.sym = &s;
+  y.sym = nullptr;
+  EXPECT_LT(sym->order(x, y), 0);
+  EXPECT_GT(sym->order(y, x), 0);
+  HistEntry u1, u2;
+  u1.addr = 0x100;
+  u2.addr = 0x100;
+  EXPECT_EQ(sym->group(u1), sym->group(u2));
+  u2.addr = 0x101;
+  EXPECT_NE(sym->group(u1), sym->group(u2));
+  const SortKey* cpu = FindSortKey("cpu");
+  u1.cpu = 1;
+  u2.cpu = 2;
+  EXPECT_LT(cpu->order(u1, u2), 0);
+  const SortKey* pid = FindSortKey("pid");
+  u1.tid = 20;
+  u2.tid = 10;
+  EXPECT_GT(pid->order(u1, u2), 0);
+  EXPECT_EQ(pid->group(u1), 20u);
+}
+
+}  // namespace
+}  // namespace perflens
