@@ -24,7 +24,10 @@ struct CallchainFrame {
 // vector is reused so a warm walk does not allocate). Returns false for a corrupt chain,
 // leaving `frames` empty. perf 6.1 looks return addresses up unadjusted (the default);
 // `adjust_return_addresses` looks every entry after the first up at ip - 1.
+// `keep_root_side`: with more than `max_stack` entries keep the outermost ones (perf's
+// caller order) instead of the innermost (callee order).
 bool ResolveCallchain(Resolver& resolver, Thread* thread, const U64Array& chain, int max_stack,
-                      std::vector<CallchainFrame>* frames, bool adjust_return_addresses = false);
+                      std::vector<CallchainFrame>* frames, bool adjust_return_addresses = false,
+                      bool keep_root_side = false);
 
 }  // namespace perflens

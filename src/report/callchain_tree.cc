@@ -2,11 +2,65 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
 namespace perflens {
+
+// Children of one node by their first frame, for ChainFrame::SameFunction lookups:
+// `by_sym` holds children whose first frame has a symbol, keyed by (dso, symbol start);
+// `by_ip` holds every child keyed by (dso, ip). A frame with a symbol matches a child
+// with a symbol of the same start, or one without a symbol at the same ip; a frame
+// without a symbol matches any child at the same ip. Of two candidates the earlier
+// child wins, as the linear scan in insertion order did.
+struct CallchainChildIndex {
+  struct Key {
+    const Dso* dso;
+    uint64_t addr;
+    bool operator==(const Key& o) const { return dso == o.dso && addr == o.addr; }
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      uint64_t h = (reinterpret_cast<uintptr_t>(k.dso) ^ (k.addr * 0x9E3779B97F4A7C15ULL)) * 0xBF58476D1CE4E5B9ULL;
+      return h ^ (h >> 29);
+    }
+  };
+  std::unordered_map<Key, uint32_t, KeyHash> by_sym, by_ip;
+
+  void Add(const ChainFrame& f, uint32_t child) {
+    if (f.sym) by_sym.emplace(Key{f.dso, f.sym->start}, child);
+    by_ip.emplace(Key{f.dso, f.ip}, child);
+  }
+};
+
+CallchainNode::CallchainNode() = default;
+CallchainNode::~CallchainNode() = default;
+CallchainNode::CallchainNode(CallchainNode&&) noexcept = default;
+CallchainNode& CallchainNode::operator=(CallchainNode&&) noexcept = default;
+
 namespace {
+
+// Index children once there are more than this many; below it a scan is cheaper.
+constexpr size_t kIndexChildren = 8;
+
+CallchainNode* FindChild(CallchainNode* node, const ChainFrame& f) {
+  CallchainChildIndex* index = node->child_index.get();
+  if (!index) {
+    for (auto& c : node->children)
+      if (!c->val.empty() && c->val[0].SameFunction(f)) return c.get();
+    return nullptr;
+  }
+  uint32_t best = UINT32_MAX;
+  if (f.sym) {
+    auto it = index->by_sym.find({f.dso, f.sym->start});
+    if (it != index->by_sym.end()) best = it->second;
+  }
+  auto it = index->by_ip.find({f.dso, f.ip});
+  if (it != index->by_ip.end() && it->second < best && (!f.sym || !node->children[it->second]->val[0].sym))
+    best = it->second;
+  return best == UINT32_MAX ? nullptr : node->children[best].get();
+}
 
 void AddNewChild(CallchainNode* parent, std::span<const ChainFrame> chain, uint64_t period) {
   auto node = std::make_unique<CallchainNode>();
@@ -14,6 +68,13 @@ void AddNewChild(CallchainNode* parent, std::span<const ChainFrame> chain, uint6
   node->hit = period;
   node->count = 1;
   parent->children.push_back(std::move(node));
+  if (parent->child_index) {
+    parent->child_index->Add(parent->children.back()->val[0], static_cast<uint32_t>(parent->children.size() - 1));
+  } else if (parent->children.size() > kIndexChildren) {
+    parent->child_index = std::make_unique<CallchainChildIndex>();
+    for (size_t i = 0; i < parent->children.size(); ++i)
+      parent->child_index->Add(parent->children[i]->val[0], static_cast<uint32_t>(i));
+  }
 }
 
 // Splits `node` after `at` entries: the tail (with the node's hits and children) moves
@@ -26,6 +87,7 @@ void Split(CallchainNode* node, size_t at) {
   tail->children_hit = node->children_hit;
   tail->children_count = node->children_count;
   tail->children = std::move(node->children);
+  tail->child_index = std::move(node->child_index);
   node->val.resize(at);
   node->children.clear();
   node->children_hit = tail->cumul();
@@ -46,12 +108,7 @@ void AppendChain(CallchainNode* root, std::span<const ChainFrame> chain, uint64_
       node->count += 1;
       return;
     }
-    CallchainNode* child = nullptr;
-    for (auto& c : node->children)
-      if (!c->val.empty() && c->val[0].SameFunction(chain[0])) {
-        child = c.get();
-        break;
-      }
+    CallchainNode* child = FindChild(node, chain[0]);
     node->children_hit += period;
     node->children_count += 1;
     if (!child) {

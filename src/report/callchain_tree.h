@@ -26,12 +26,21 @@ struct ChainFrame {
   }
 };
 
+struct CallchainChildIndex;
+
 struct CallchainNode {
+  CallchainNode();
+  ~CallchainNode();
+  CallchainNode(CallchainNode&&) noexcept;
+  CallchainNode& operator=(CallchainNode&&) noexcept;
   std::vector<ChainFrame> val;
   uint64_t hit = 0;           // period of chains that end here
   uint64_t children_hit = 0;  // period of chains that continue below
   uint64_t count = 0, children_count = 0;
   std::vector<std::unique_ptr<CallchainNode>> children;  // insertion order
+  // Lookup of `children` by first frame, built once a node has many children (a linear
+  // scan per appended frame was the cost of wide trees); moves with `children`.
+  std::unique_ptr<CallchainChildIndex> child_index;
   uint64_t cumul() const { return hit + children_hit; }
 };
 

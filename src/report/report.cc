@@ -165,7 +165,7 @@ void Report::ProcessSample(const RecordView& r) {
 bool Report::ResolveCallchain(Thread* thread, const Sample& s, char sample_level) {
   frames_.clear();
   if (!perflens::ResolveCallchain(*resolver_, thread, s.callchain, options_.max_stack, &chain_frames_,
-                                  options_.adjust_return_addresses)) {
+                                  options_.adjust_return_addresses, call_graph_.caller_order)) {
     ++counters_.nr_bad_callchains;
     return false;
   }

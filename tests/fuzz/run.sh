@@ -24,7 +24,11 @@ for t in "${TARGETS[@]}"; do
   dirs=("$work" "tests/fuzz/corpus/$t/seeds")
   [ -d "tests/fuzz/corpus/regressions/$t" ] && dirs+=("tests/fuzz/corpus/regressions/$t")
   echo "--- $t: ${SECS}s"
-  "$BUILD/tests/fuzz/${t}_fuzzer" -max_total_time="$SECS" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
+  # With FUZZ_RUNS set (CI) the run is deterministic: a fixed seed and a fixed number of
+  # inputs, with SECS only as a safety cap, so a green run stays green.
+  limit=(-max_total_time="$SECS")
+  [ -n "${FUZZ_RUNS:-}" ] && limit=(-runs="$FUZZ_RUNS" -seed="${FUZZ_SEED:-1}" -max_total_time="$((SECS * 3))")
+  "$BUILD/tests/fuzz/${t}_fuzzer" "${limit[@]}" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
     -print_final_stats=1 -artifact_prefix="$art/" "${dirs[@]}" >"$BUILD/fuzz-$t.log" 2>&1 || {
     tail -n 60 "$BUILD/fuzz-$t.log"
     echo "FUZZ FAILURE in $t: input in $art/"
