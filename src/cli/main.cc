@@ -144,6 +144,7 @@ int main(int argc, char** argv) {
   CommandRunner run_script = RegisterScriptCommand(&app);
 
   CLI11_PARSE(app, argc, argv);
+  ra.options.sort_given = report->count("--sort") > 0;
   if (app.got_subcommand("script")) return run_script();
   if (*report) return RunReport(ra);
   if (*header) {

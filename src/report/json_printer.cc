@@ -20,7 +20,12 @@ Status PrintReportJson(const Report& report, std::string* out) {
     sec["samples"] = h.nr_samples;
     sec["event_count"] = h.total_period;
     json rows = json::array();
-    for (const HistEntry* e : h.Sorted(report.children())) {
+    const double limit = report.options().percent_limit;
+    for (const HistEntry* e : h.Sorted(report.sort_by_children())) {
+      uint64_t limit_period = report.sort_by_children() ? e->acc.period : e->self.period;
+      if (limit > 0 && h.total_period &&
+          100.0 * static_cast<double>(limit_period) / static_cast<double>(h.total_period) < limit)
+        continue;
       json row;
       row["period"] = e->self.period;
       row["samples"] = e->self.nr_samples;

@@ -5,9 +5,10 @@ namespace perflens {
 Result<std::vector<OutputField>> BuildOutputFields(std::string_view fields, const std::vector<const SortKey*>& sort_keys,
                                                    bool children, bool show_nr_samples) {
   std::vector<OutputField> out;
+  const bool defaults = fields.empty();
   auto add_numeric = [&](FieldKind k) {
     switch (k) {
-      case FieldKind::kOverhead: out.push_back({k, nullptr, children ? "Self" : "Overhead", 8}); break;
+      case FieldKind::kOverhead: out.push_back({k, nullptr, children && defaults ? "Self" : "Overhead", 8}); break;
       case FieldKind::kOverheadSys: out.push_back({k, nullptr, "sys", 8}); break;
       case FieldKind::kOverheadUs: out.push_back({k, nullptr, "usr", 8}); break;
       case FieldKind::kChildren: out.push_back({k, nullptr, "Children", 8}); break;
@@ -23,16 +24,13 @@ Result<std::vector<OutputField>> BuildOutputFields(std::string_view fields, cons
     for (const SortKey* k : sort_keys) out.push_back({FieldKind::kSortKey, k, std::string(k->header), 0});
     return out;
   }
-  bool have_overhead = false;
   while (!fields.empty()) {
     auto comma = fields.find(',');
     std::string_view f = fields.substr(0, comma);
     fields = comma == std::string_view::npos ? std::string_view() : fields.substr(comma + 1);
     if (f.empty()) continue;
     if (f == "overhead") {
-      if (children && !have_overhead) add_numeric(FieldKind::kChildren);
-      add_numeric(FieldKind::kOverhead);
-      have_overhead = true;
+      add_numeric(FieldKind::kOverhead);  // perf: -F columns are exactly the ones named
     } else if (f == "overhead_sys") {
       add_numeric(FieldKind::kOverheadSys);
     } else if (f == "overhead_us") {

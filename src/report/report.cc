@@ -17,7 +17,18 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   std::unique_ptr<Report> r(new Report());
   r->file_ = file;
   r->options_ = options;
-  auto keys = ParseSortKeys(options.sort);
+  // perf: with -F and no -s, the sort keys are the sort-key fields of -F; with both, rows
+  // are grouped by the union (fields that are sort keys become sort keys too).
+  std::string sort = options.sort;
+  std::string field_keys;
+  for (std::string_view rest = options.fields; !rest.empty();) {
+    size_t comma = rest.find(',');
+    std::string_view f = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    if (FindSortKey(f)) field_keys += (field_keys.empty() ? "" : ",") + std::string(f);
+  }
+  if (!field_keys.empty()) sort = options.sort_given ? sort + "," + field_keys : field_keys;
+  auto keys = ParseSortKeys(sort);
   if (!keys) return keys.error();
   if (keys->size() > Hists::kMaxKeys) return Err("at most {} sort keys", Hists::kMaxKeys);
   r->sort_keys_ = *keys;
@@ -27,7 +38,8 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   }
   for (const auto& ev : file->evsels())
     if (ev.attr.sample_type & kSampleCallchain) r->has_callchains_ = true;
-  r->children_ = options.children.value_or(r->has_callchains_);
+  // perf 6.1 decides the Children default before a pipe's attrs arrive: off in pipe mode.
+  r->children_ = options.children.value_or(r->has_callchains_ && !file->pipe_mode());
   if (!r->has_callchains_) r->children_ = false;  // perf: nothing to accumulate
   // perf report's default is graph,0.5 with caller order for children, callee without.
   CallGraphParams& cg = r->call_graph_;
@@ -36,6 +48,14 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   if (!ParseCallGraphArg(options.call_graph, &cg, &order_set, &cg_error)) return Error{cg_error};
   if (!order_set) cg.caller_order = r->children_;
   if (!r->has_callchains_) cg.mode = CallGraphMode::kNone;
+  // perf's parse_percent_limit also sets the call-graph threshold.
+  if (options.percent_limit > 0) cg.min_percent = options.percent_limit;
+  // With -F the first percentage field decides the order (Children only when named).
+  r->sort_by_children_ = r->children_;
+  if (!options.fields.empty()) {
+    size_t oc = options.fields.find("overhead_children"), o = options.fields.find("overhead");
+    r->sort_by_children_ = r->children_ && oc != std::string::npos && oc == o;
+  }
   cg.skip_first_sym = options.fields.empty() && options.sort.rfind("sym", 0) == 0;
 
   const HeaderEnv& env = file->env();

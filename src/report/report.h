@@ -45,6 +45,8 @@ class Report {
   const ReportCounters& counters() const { return counters_; }
   const ReadStats& read_stats() const { return read_stats_; }
   bool children() const { return children_; }
+  // Rows ordered (and --percent-limit applied) by the Children value.
+  bool sort_by_children() const { return sort_by_children_; }
   bool has_callchains() const { return has_callchains_; }
   // The call graph that will be printed (mode none when there are no callchains).
   const CallGraphParams& call_graph() const { return call_graph_; }
@@ -70,6 +72,7 @@ class Report {
   ReportCounters counters_;
   ReadStats read_stats_;
   bool children_ = false;
+  bool sort_by_children_ = false;
   bool has_callchains_ = false;
   std::vector<size_t> chain_rows_;     // per-sample dedup scratch, reused (no allocation)
   std::vector<CallchainFrame> chain_frames_;  // per-sample walk scratch, reused

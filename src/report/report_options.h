@@ -12,6 +12,7 @@ namespace perflens {
 
 struct ReportOptions {
   std::string sort = "comm,dso,sym";  // -s/--sort
+  bool sort_given = false;            // -s was on the command line (else -F decides)
   std::string fields;                 // -F/--fields; empty → overhead + sort keys
   std::string field_separator;        // -t; empty → aligned columns
   double percent_limit = 0;           // --percent-limit (percent)

@@ -47,7 +47,7 @@ const SortKey kSortKeys[] = {
     {"pid", "    Pid:Command", GroupPid, OrderPid, PrintPid, true, 15},
     {"dso", "Shared Object", GroupDso, OrderDso, PrintDso, true},
     {"sym", "Symbol", GroupSym, OrderSym, PrintSymbolColumn, false},
-    {"cpu", "CPU", GroupCpu, OrderCpu, PrintCpu, true},
+    {"cpu", "CPU", GroupCpu, OrderCpu, PrintCpu, true, 0, true},
 };
 
 }  // namespace

@@ -25,6 +25,8 @@ struct SortKey {
   // Width of the column for one row when it is wider than the printed text (perf sizes
   // "    Pid:Command" (perf's header has 4 leading spaces) as 8 + the Command column's width, at least 15).
   size_t min_width = 0;
+  // perf's column width ignores the printed text (CPU is 3 wide; "-001" overflows it).
+  bool fixed_width = false;
 };
 
 // Looks a sort key up by perf's name ("comm", "pid", "tid", "dso", "sym"/"symbol",

@@ -47,11 +47,12 @@ Status PrintReportStdio(const Report& report, std::string* out) {
                    evsels[ei].name);
     fmt::format_to(std::back_inserter(*out), "# Event count (approx.): {}\n#\n", h.total_period);
 
-    std::vector<const HistEntry*> rows = h.Sorted(children);
+    std::vector<const HistEntry*> rows = h.Sorted(report.sort_by_children());
     // Text column widths over every row (perf's hists__calc_col_len).
     for (auto& f : fields) {
       if (f.numeric()) continue;
       f.width = std::max(f.header.size(), f.key->min_width);
+      if (f.key->fixed_width) continue;
       for (const HistEntry* e : rows) {
         cell.clear();
         f.key->print(*e, &cell);
@@ -83,7 +84,7 @@ Status PrintReportStdio(const Report& report, std::string* out) {
     }
 
     for (const HistEntry* e : rows) {
-      uint64_t limit_period = children ? e->acc.period : e->self.period;
+      uint64_t limit_period = report.sort_by_children() ? e->acc.period : e->self.period;
       if (o.percent_limit > 0 && Percent(limit_period, h.total_period) < o.percent_limit) continue;
       if (!use_sep) out->append("  ");
       for (size_t i = 0; i < fields.size(); ++i) {
