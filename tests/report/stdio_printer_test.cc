@@ -1,0 +1,277 @@
+// perf report --stdio layout, end to end on an in-memory recording: header, dots,
+// separator mode (-t '|'), --percent-limit, -n, pid/cpu columns, call graphs, and the
+// "# Samples: 4K of event" unit. The expected texts are perf 6.1's output for the same
+// bytes (written out and read with `perf report --stdio -i`), without perf's random
+// "# (Tip: ...)" trailer.
+//
+// The recording: pid P ("jitapp") with an anonymous executable map at 0x7f0000000000
+// whose symbols come from /tmp/perf-P.map (main, compute, helper, leaf_a, leaf_b), 11
+// cpu-clock samples of period 1000 with callchains (see callchain_tree_test.cc). Each
+// test uses its own pid so that parallel test processes never share a map file.
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "base/mapped_file.h"
+#include "report/report.h"
+#include "report/stdio_printer.h"
+#include "testutil/perf_data_writer.h"
+
+namespace perflens {
+namespace {
+
+using testutil::PerfDataWriter;
+using testutil::SampleFields;
+
+constexpr uint64_t kBase = 0x7f0000000000;
+
+EventAttr CpuClock(bool callchain) {
+  EventAttr a;
+  a.type = 1;  // software, config 0: cpu-clock
+  a.size = 128;
+  a.sample_type = kSampleIp | kSampleTid | kSamplePeriod | (callchain ? static_cast<uint64_t>(kSampleCallchain) : 0);
+  a.sample_period = 1000;
+  return a;
+}
+
+std::vector<uint8_t> JitRecording(uint32_t pid) {
+  PerfDataWriter w;
+  w.AddAttr(CpuClock(true));
+  w.Comm(pid, pid, "jitapp");
+  PerfDataWriter::Mmap2Fields m;
+  m.pid = m.tid = pid;
+  m.start = kBase;
+  m.len = 0x10000;
+  m.prot = 5;      // PROT_READ | PROT_EXEC
+  m.flags = 0x22;  // MAP_PRIVATE | MAP_ANONYMOUS
+  m.filename = "//anon";
+  w.Mmap2(m);
+  auto add = [&](std::vector<uint64_t> ips, int n) {
+    for (int i = 0; i < n; ++i) {
+      SampleFields s;
+      s.pid = s.tid = pid;
+      s.ip = ips[0];
+      s.period = 1000;
+      s.callchain.push_back(kContextUser);
+      s.callchain.insert(s.callchain.end(), ips.begin(), ips.end());
+      w.Sample(0, s);
+    }
+  };
+  const uint64_t main_ = kBase + 0x1040, compute = kBase + 0x2030, helper = kBase + 0x3020;
+  const uint64_t leaf_a = kBase + 0x4010, leaf_b = kBase + 0x5010, unknown = kBase + 0x9abc;
+  add({leaf_a, helper, compute, main_}, 4);
+  add({leaf_b, helper, compute, main_}, 3);
+  add({compute, main_}, 2);
+  add({leaf_a, main_}, 1);
+  add({unknown, compute, main_}, 1);
+  return w.Finish();
+}
+
+class StdioPrinterTest : public ::testing::Test {
+ protected:
+  // Writes /tmp/perf-<pid>.map for this test's pid and removes it afterwards.
+  void UseJitPid(uint32_t pid) {
+    pid_ = pid;
+    map_path_ = "/tmp/perf-" + std::to_string(pid) + ".map";
+    std::ofstream(map_path_) << "7f0000001000 100 main\n7f0000002000 100 compute\n7f0000003000 100 helper\n"
+                                "7f0000004000 100 leaf_a\n7f0000005000 100 leaf_b\n";
+  }
+  void TearDown() override {
+    if (!map_path_.empty()) std::remove(map_path_.c_str());
+  }
+  std::string Run(std::vector<uint8_t> bytes, ReportOptions o) {
+    auto file = PerfFile::FromBytes(MappedFile::FromBuffer(std::move(bytes)));
+    EXPECT_TRUE(file.ok());
+    if (!file.ok()) return "";
+    o.symbolize.kallsyms = "/nonexistent-perflens/kallsyms";
+    o.symbolize.buildid_dir = "/nonexistent-perflens/buildid";
+    auto r = Report::Create(file->get(), o);
+    EXPECT_TRUE(r.ok()) << r.error().message;
+    if (!r.ok()) return "";
+    EXPECT_TRUE((*r)->Process().ok());
+    std::string out;
+    Status st = PrintReportStdio(**r, &out);
+    EXPECT_TRUE(st.ok());
+    return out;
+  }
+  std::string RunJit(ReportOptions o) { return Run(JitRecording(pid_), o); }
+  // perf's text for pid 47123 (as recorded) with this test's pid.
+  std::string ForPid(std::string text) const {
+    const std::string pid = std::to_string(pid_);
+    for (size_t at = 0; (at = text.find("47123", at)) != std::string::npos; at += pid.size()) text.replace(at, 5, pid);
+    return text;
+  }
+
+  uint32_t pid_ = 0;
+  std::string map_path_;
+};
+
+const char kPreamble[] =
+    "# To display the perf.data header info, please use --header/--header-only options.\n"
+    "#\n#\n# Total Lost Samples: 0\n#\n"
+    "# Samples: 11  of event 'cpu-clock:HG'\n"
+    "# Event count (approx.): 11000\n#\n";
+
+TEST_F(StdioPrinterTest, NoChildrenGraphMatchesPerf) {
+  UseJitPid(47123);
+  ReportOptions o;
+  o.children = false;
+  EXPECT_EQ(RunJit(o), ForPid(std::string(kPreamble) +
+                              "# Overhead  Command  Shared Object     Symbol                \n"
+                              "# ........  .......  ................  ......................\n"
+                              "#\n"
+                              "    45.45%  jitapp   [JIT] tid 47123   [.] leaf_a\n"
+                              "            |\n"
+                              "            ---leaf_a\n"
+                              "               |          \n"
+                              "               |--36.36%--helper\n"
+                              "               |          compute\n"
+                              "               |          main\n"
+                              "               |          \n"
+                              "                --9.09%--main\n"
+                              "\n"
+                              "    27.27%  jitapp   [JIT] tid 47123   [.] leaf_b\n"
+                              "            |\n"
+                              "            ---leaf_b\n"
+                              "               helper\n"
+                              "               compute\n"
+                              "               main\n"
+                              "\n"
+                              "    18.18%  jitapp   [JIT] tid 47123   [.] compute\n"
+                              "            |\n"
+                              "            ---compute\n"
+                              "               main\n"
+                              "\n"
+                              "     9.09%  jitapp   [JIT] tid 47123   [.] 0x00007f0000009abc\n"
+                              "            |\n"
+                              "            ---0x7f0000009abc\n"
+                              "               compute\n"
+                              "               main\n"
+                              "\n\n\n"));
+}
+
+TEST_F(StdioPrinterTest, SeparatorModeMatchesPerf) {
+  UseJitPid(47124);
+  ReportOptions o;
+  o.children = false;
+  o.call_graph = "none";
+  o.field_separator = "|";
+  // No dots line, no left margin, " %-*s" numbers, the DSO column not widened to 16.
+  EXPECT_EQ(RunJit(o), ForPid(std::string(kPreamble) +
+                              "# Overhead|Command|Shared Object  |Symbol                \n"
+                              " 45.45% |jitapp |[JIT] tid 47123|[.] leaf_a\n"
+                              " 27.27% |jitapp |[JIT] tid 47123|[.] leaf_b\n"
+                              " 18.18% |jitapp |[JIT] tid 47123|[.] compute\n"
+                              " 9.09%  |jitapp |[JIT] tid 47123|[.] 0x00007f0000009abc\n"
+                              "\n\n"));
+}
+
+TEST_F(StdioPrinterTest, PercentLimitHidesSmallRowsButKeepsWidths) {
+  UseJitPid(47125);
+  ReportOptions o;
+  o.children = false;
+  o.call_graph = "none";
+  o.percent_limit = 20;
+  EXPECT_EQ(RunJit(o), ForPid(std::string(kPreamble) +
+                              "# Overhead  Command  Shared Object     Symbol                \n"
+                              "# ........  .......  ................  ......................\n"
+                              "#\n"
+                              "    45.45%  jitapp   [JIT] tid 47123   [.] leaf_a\n"
+                              "    27.27%  jitapp   [JIT] tid 47123   [.] leaf_b\n"
+                              "\n\n"));
+}
+
+TEST_F(StdioPrinterTest, SamplesColumnAndPidKeyMatchPerf) {
+  UseJitPid(47126);
+  ReportOptions o;
+  o.children = false;
+  o.call_graph = "none";
+  o.show_nr_samples = true;
+  o.sort = "pid,dso";
+  EXPECT_EQ(RunJit(o), ForPid(std::string(kPreamble) +
+                              "# Overhead       Samples      Pid:Command  Shared Object  \n"
+                              "# ........  ............  ...............  ...............\n"
+                              "#\n"
+                              "   100.00%            11    47123:jitapp   [JIT] tid 47123\n"
+                              "\n\n"));
+}
+
+TEST_F(StdioPrinterTest, CpuColumnWithoutRecordedCpuMatchesPerf) {
+  UseJitPid(47127);
+  ReportOptions o;
+  o.children = false;
+  o.call_graph = "none";
+  o.sort = "comm,dso,sym,cpu";
+  EXPECT_EQ(RunJit(o), ForPid(std::string(kPreamble) +
+                              "# Overhead  Command  Shared Object     Symbol                  CPU\n"
+                              "# ........  .......  ................  ......................  ...\n"
+                              "#\n"
+                              "    45.45%  jitapp   [JIT] tid 47123   [.] leaf_a              -001\n"
+                              "    27.27%  jitapp   [JIT] tid 47123   [.] leaf_b              -001\n"
+                              "    18.18%  jitapp   [JIT] tid 47123   [.] compute             -001\n"
+                              "     9.09%  jitapp   [JIT] tid 47123   [.] 0x00007f0000009abc  -001\n"
+                              "\n\n"));
+}
+
+// `# Samples:` uses perf's convert_unit: strictly more than 1000 → K (integer division).
+std::string SamplesLine(int n) {
+  PerfDataWriter w;
+  w.AddAttr(CpuClock(false));
+  w.Comm(9, 9, "spin");
+  for (int i = 0; i < n; ++i) {
+    SampleFields s;
+    s.pid = s.tid = 9;
+    s.ip = 0x401000 + (i % 3) * 0x10;
+    s.period = 1;
+    w.Sample(0, s);
+  }
+  auto file = PerfFile::FromBytes(MappedFile::FromBuffer(w.Finish()));
+  ReportOptions o;
+  o.symbolize.kallsyms = "/nonexistent-perflens/kallsyms";
+  o.symbolize.buildid_dir = "/nonexistent-perflens/buildid";
+  auto r = Report::Create(file->get(), o);
+  EXPECT_TRUE((*r)->Process().ok());
+  std::string out;
+  EXPECT_TRUE(PrintReportStdio(**r, &out).ok());
+  size_t at = out.find("# Samples:");
+  return at == std::string::npos ? "" : out.substr(at, out.find('\n', at) - at);
+}
+
+TEST(StdioPrinterUnitsTest, SamplesLineUnit) {
+  EXPECT_EQ(SamplesLine(1000), "# Samples: 1000  of event 'cpu-clock:HG'");
+  EXPECT_EQ(SamplesLine(1001), "# Samples: 1K of event 'cpu-clock:HG'");
+  EXPECT_EQ(SamplesLine(4500), "# Samples: 4K of event 'cpu-clock:HG'");
+}
+
+TEST(StdioPrinterUnitsTest, UnresolvedRowsWidenTheDsoColumn) {
+  // Samples in no map: "[unknown]" (9 chars) is printed in a 16-wide column, as perf.
+  PerfDataWriter w;
+  w.AddAttr(CpuClock(false));
+  w.Comm(9, 9, "spin");
+  SampleFields s;
+  s.pid = s.tid = 9;
+  s.ip = 0x401000;
+  s.period = 1;
+  w.Sample(0, s);
+  auto file = PerfFile::FromBytes(MappedFile::FromBuffer(w.Finish()));
+  ReportOptions o;
+  o.symbolize.kallsyms = "/nonexistent-perflens/kallsyms";
+  auto r = Report::Create(file->get(), o);
+  ASSERT_TRUE((*r)->Process().ok());
+  std::string out;
+  ASSERT_TRUE(PrintReportStdio(**r, &out).ok());
+  EXPECT_NE(out.find("# Overhead  Command  Shared Object     Symbol                \n"
+                     "# ........  .......  ................  ......................\n"
+                     "#\n"
+                     "   100.00%  spin     [unknown]         [.] 0x0000000000401000\n"),
+            std::string::npos)
+      << out;
+}
+
+}  // namespace
+}  // namespace perflens
