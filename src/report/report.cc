@@ -116,7 +116,10 @@ void Report::ProcessSample(const RecordView& r) {
     return;
   }
   if (err != SampleError::kNone) {
-    ++counters_.nr_bad_samples;
+    if (counters_.nr_bad_samples++ == 0) {
+      counters_.first_bad_sample_offset = r.file_offset;
+      counters_.first_bad_sample_error = err;
+    }
     return;
   }
   ++counters_.nr_samples;
@@ -212,7 +215,9 @@ std::vector<std::string> Report::SummaryLines() const {
     lines.push_back(fmt::format("{:.1f}% ({}/{}) samples in a DSO without a symbol there", pct(c.nr_no_symbol),
                                 c.nr_no_symbol, c.nr_samples));
   if (c.nr_unknown_id) lines.push_back(fmt::format("{} samples with an unknown sample id skipped", c.nr_unknown_id));
-  if (c.nr_bad_samples) lines.push_back(fmt::format("{} malformed samples skipped", c.nr_bad_samples));
+  if (c.nr_bad_samples)
+    lines.push_back(fmt::format("{} malformed samples skipped (first: SAMPLE at offset {:#x}: {})", c.nr_bad_samples,
+                                c.first_bad_sample_offset, SampleErrorName(c.first_bad_sample_error)));
   if (c.nr_guest) lines.push_back(fmt::format("{} guest samples (guest machines are not modelled)", c.nr_guest));
   if (c.nr_bad_callchains)
     lines.push_back(fmt::format("{} callchains with guest/unknown context markers dropped", c.nr_bad_callchains));

@@ -23,6 +23,8 @@ struct ReportCounters {
   uint64_t nr_samples = 0;
   uint64_t nr_unknown_id = 0;       // sample id matched no evsel
   uint64_t nr_bad_samples = 0;      // malformed sample records
+  uint64_t first_bad_sample_offset = 0;  // file offset of the first one
+  SampleError first_bad_sample_error = SampleError::kNone;
   uint64_t nr_no_map = 0;           // sample ip in no map ([unknown])
   uint64_t nr_no_symbol = 0;        // map found, symbol not
   uint64_t nr_guest = 0;

@@ -277,7 +277,10 @@ void Script::ProcessSample(const RecordView& r, std::string* out) {
     return;
   }
   if (err != SampleError::kNone) {
-    ++counters_.nr_bad_samples;
+    if (counters_.nr_bad_samples++ == 0) {
+      counters_.first_bad_sample_offset = r.file_offset;
+      counters_.first_bad_sample_error = err;
+    }
     return;
   }
   ++counters_.nr_samples;
@@ -361,7 +364,9 @@ std::vector<std::string> Script::SummaryLines() const {
   std::vector<std::string> lines;
   const auto& c = counters_;
   if (c.nr_unknown_id) lines.push_back(fmt::format("{} samples with an unknown sample id skipped", c.nr_unknown_id));
-  if (c.nr_bad_samples) lines.push_back(fmt::format("{} malformed samples skipped", c.nr_bad_samples));
+  if (c.nr_bad_samples)
+    lines.push_back(fmt::format("{} malformed samples skipped (first: SAMPLE at offset {:#x}: {})", c.nr_bad_samples,
+                                c.first_bad_sample_offset, SampleErrorName(c.first_bad_sample_error)));
   if (c.nr_bad_callchains)
     lines.push_back(fmt::format("{} callchains with guest/unknown context markers printed empty", c.nr_bad_callchains));
   for (auto& p : symbolizer_->Problems()) lines.push_back(p);

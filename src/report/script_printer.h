@@ -97,6 +97,8 @@ struct ScriptCounters {
   uint64_t nr_filtered = 0;        // dropped by --comms/--pid/--tid
   uint64_t nr_unknown_id = 0;
   uint64_t nr_bad_samples = 0;
+  uint64_t first_bad_sample_offset = 0;  // file offset of the first malformed sample
+  SampleError first_bad_sample_error = SampleError::kNone;
   uint64_t nr_bad_callchains = 0;  // corrupt chains (printed with no frames, as perf)
 };
 
