@@ -412,12 +412,28 @@ void Symbolizer::Impl::LoadVdso(const Dso& dso, Entry* e) {
   std::string local_desc = local.ok() ? local->build_id.ToHex() : local.error().message;
   if (local.ok()) sources.push_back({local->path, true});
   std::vector<std::string> looked;
+  // A --vdso image the user named but that cannot be used is said so once.
+  auto refuse_user_image = [&](const Source& src, const std::string& why) {
+    if (src.path != options.vdso_image || src.local) return;
+    ProblemClass& p = problems["--vdso"];
+    if (p.dsos++ == 0) p.first = fmt::format("--vdso {}: {}; ignored", src.path, why);
+  };
   for (const Source& s : sources) {
     if (!s.local) looked.push_back(s.path);
-    if (!IsRegularFile(s.path)) continue;
+    if (!IsRegularFile(s.path)) {
+      refuse_user_image(s, "not a regular file");
+      continue;
+    }
     auto info = ReadElfInfo(s.path);
-    if (!info.ok()) continue;
-    if (!bid.empty() && !(info->build_id == bid)) continue;
+    if (!info.ok()) {
+      refuse_user_image(s, "not an ELF image");
+      continue;
+    }
+    if (!bid.empty() && !(info->build_id == bid)) {
+      refuse_user_image(s, fmt::format("build-id {} but the recording needs {}",
+                                       info->build_id.empty() ? "(none)" : info->build_id.ToHex(), bid.ToHex()));
+      continue;
+    }
     if (bid.empty() && s.local) {
       struct utsname u;
       bool same = uname(&u) == 0 && !options.recorded_osrelease.empty() && options.recorded_osrelease == u.release &&
@@ -425,8 +441,11 @@ void Symbolizer::Impl::LoadVdso(const Dso& dso, Entry* e) {
       if (!same) {
         Fail(e, LoadStatus::kNotFound, name,
              fmt::format("{}: no build-id recorded and the recording's kernel ({} {}) is not this one ({} {}); not "
-                         "using the local vdso. Re-record with --no-buildid-mmap or pass --vdso",
-                         name, options.recorded_osrelease, options.recorded_arch, u.release, u.machine));
+                         "using the local vdso. Pass --vdso FILE with the recording kernel's vdso image, or "
+                         "report on the recording machine",
+                         name, options.recorded_osrelease.empty() ? "unknown" : options.recorded_osrelease,
+                         options.recorded_arch.empty() ? "unknown arch" : options.recorded_arch, u.release,
+                         u.machine));
         return;
       }
       ProblemClass& p = problems[name + " unverified"];
