@@ -297,12 +297,21 @@ void PrintGraph(const CallchainNode& root, const CallGraphParams& p, uint64_t to
   if (out->size() != before) out->push_back('\n');
 }
 
-// Walks leaves; `path` holds the frames from the root.
+// Walks the nodes with hits in perf's __sort_chain_flat order: post-order, children in
+// the input tree's order (later DSO first, then the higher address); `path` holds the
+// frames from the root.
 template <typename Fn>
 void ForEachPath(const CallchainNode& node, std::vector<const ChainFrame*>* path, Fn&& fn) {
   for (const auto& f : node.val) path->push_back(&f);
+  std::vector<const CallchainNode*> kids;
+  for (const auto& c : node.children) kids.push_back(c.get());
+  auto key = [](const CallchainNode* n) {
+    const ChainFrame& f = n->val.front();
+    return std::pair<int, uint64_t>(f.dso ? f.dso->id() : -1, f.sym ? f.sym->start : f.ip);
+  };
+  std::stable_sort(kids.begin(), kids.end(), [&](const CallchainNode* a, const CallchainNode* b) { return key(a) > key(b); });
+  for (const CallchainNode* c : kids) ForEachPath(*c, path, fn);
   if (node.hit) fn(node, *path);
-  for (const auto& c : node.children) ForEachPath(*c, path, fn);
   path->resize(path->size() - node.val.size());
 }
 
@@ -323,19 +332,20 @@ void PrintCallchain(const CallchainNode& root, const CallGraphParams& p, uint64_
       // then one frame per line; folded: "value a;b;c").
       struct Leaf {
         uint64_t hit, count;
+        uint64_t cumul_hit, cumul_count;  // flat prints these (callchain_node__fprintf_value)
         std::vector<const ChainFrame*> frames;
       };
       std::vector<Leaf> leaves;
       std::vector<const ChainFrame*> path;
       uint64_t min_hit = static_cast<uint64_t>(static_cast<double>(total_period) * p.min_percent / 100.0);
       ForEachPath(root, &path, [&](const CallchainNode& n, const std::vector<const ChainFrame*>& fr) {
-        if (n.hit >= min_hit) leaves.push_back({n.hit, n.count, fr});
+        if (n.hit >= min_hit) leaves.push_back({n.hit, n.count, n.cumul(), n.count + n.children_count, fr});
       });
       std::stable_sort(leaves.begin(), leaves.end(), [](const Leaf& a, const Leaf& b) { return a.hit > b.hit; });
       for (const auto& l : leaves) {
         if (p.mode == CallGraphMode::kFlat) {
           out->append("           ");
-          Value(p, l.hit, l.count, total_period, out);
+          Value(p, l.cumul_hit, l.cumul_count, total_period, out);
           out->push_back('\n');
           for (const ChainFrame* f : l.frames) fmt::format_to(std::back_inserter(*out), "                {}\n", FrameName(*f));
           out->push_back('\n');
