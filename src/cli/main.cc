@@ -97,6 +97,7 @@ int main(int argc, char** argv) {
   using namespace perflens;
   CLI::App app{"perflens: fast, correct perf.data reports"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", "perflens 0.1 (reads perf.data as perf 6.1 reports it)");
 
   ReportArgs ra;
   CLI::App* report = app.add_subcommand("report", "Profile report, as perf report --stdio");
