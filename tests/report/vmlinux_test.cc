@@ -44,7 +44,9 @@ uint64_t SymbolAddr(const std::string& elf, const std::string& name) {
   return std::strtoull(buf, nullptr, 16);
 }
 
-std::vector<uint8_t> KernelRecording(uint64_t alpha_off, uint64_t beta_off) {
+// Kernel samples at alpha+2 (×3) and beta+3; with `kernel_build_id_byte` set, the
+// BUILD_ID feature records that (20-byte repeated) build-id for [kernel.kallsyms].
+std::vector<uint8_t> KernelRecording(uint64_t alpha_off, uint64_t beta_off, int kernel_build_id_byte = -1) {
   PerfDataWriter w;
   EventAttr a;
   a.type = 1;
@@ -69,6 +71,17 @@ std::vector<uint8_t> KernelRecording(uint64_t alpha_off, uint64_t beta_off) {
   s.period = 1000;
   s.ip = kRuntimeText + beta_off + 3;
   w.Sample(0, s);
+  if (kernel_build_id_byte >= 0) {
+    ByteWriter bid;
+    bid.U32(0);
+    bid.U16(kMiscKernel);
+    bid.U16(36 + 24);
+    bid.U32(static_cast<uint32_t>(-1));
+    for (int i = 0; i < 20; ++i) bid.U8(static_cast<uint8_t>(kernel_build_id_byte));
+    bid.Zeros(4);
+    bid.PaddedString("[kernel.kallsyms]", 24);  // 36 + 24 = the header.size written above
+    w.AddFeature(kFeatBuildId, bid.bytes());
+  }
   return w.Finish();
 }
 
@@ -118,32 +131,9 @@ TEST_F(VmlinuxTest, SymbolsRelocatedByTheRecordedTextAnchor) {
 TEST_F(VmlinuxTest, MismatchingBuildIdIsRefused) {
   uint64_t text = SymbolAddr(vmlinux_, "_text");
   uint64_t alpha = SymbolAddr(vmlinux_, "kfunc_alpha") - text;
-  // Record a different kernel build-id for [kernel.kallsyms] in the header table.
-  PerfDataWriter w;  // rebuild with a BUILD_ID feature naming another kernel
-  EventAttr a;
-  a.type = 1;
-  a.size = 128;
-  a.sample_type = kSampleIp | kSampleTid | kSamplePeriod;
-  a.sample_period = 1000;
-  w.AddAttr(a);
-  w.Mmap(UINT32_MAX, 0, kRuntimeText, 0x1000000, kRuntimeText, "[kernel.kallsyms]_text", {}, kMiscKernel);
-  SampleFields s;
-  s.misc = kMiscKernel;
-  s.pid = s.tid = 7;
-  s.period = 1000;
-  s.ip = kRuntimeText + alpha + 2;
-  w.Sample(0, s);
-  ByteWriter bid;
-  bid.U32(0);
-  bid.U16(kMiscKernel);
-  bid.U16(36 + 24);
-  bid.U32(static_cast<uint32_t>(-1));
-  for (int i = 0; i < 20; ++i) bid.U8(0xab);
-  bid.Zeros(4);
-  bid.PaddedString("[kernel.kallsyms]", 24);  // 36 + 24 = the header.size written above
-  w.AddFeature(kFeatBuildId, bid.bytes());
+  uint64_t beta = SymbolAddr(vmlinux_, "kfunc_beta") - text;
   std::vector<std::string> problems;
-  std::string out = Report(w.Finish(), vmlinux_, &problems);
+  std::string out = Report(KernelRecording(alpha, beta, 0xab), vmlinux_, &problems);
   EXPECT_EQ(out.find("kfunc_alpha"), std::string::npos) << out;
   bool named = false;
   for (const auto& p : problems) named |= p.find("abababab") != std::string::npos;
