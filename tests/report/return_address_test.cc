@@ -19,12 +19,14 @@ namespace {
 using testutil::PerfDataWriter;
 using testutil::SampleFields;
 
-constexpr uint32_t kPid = 3999123;  // the JIT map is /tmp/perf-<pid>.map
 constexpr uint64_t kBase = 0x7f0000001000ULL;
 
 class ReturnAddressTest : public ::testing::Test {
  protected:
   void SetUp() override {
+    // The JIT map is /tmp/perf-<pid>.map: a pid of our own so that tests running in
+    // parallel (ctest -j) never share or delete each other's map.
+    kPid = 4000000 + static_cast<uint32_t>(getpid());
     map_path_ = "/tmp/perf-" + std::to_string(kPid) + ".map";
     std::ofstream(map_path_) << std::hex << kBase << " 100 ends_with_call\n"
                              << kBase + 0x100 << " 100 next_function\n"
@@ -66,6 +68,7 @@ class ReturnAddressTest : public ::testing::Test {
     return out;
   }
   std::string map_path_;
+  uint32_t kPid = 0;
 };
 
 TEST_F(ReturnAddressTest, Perf61ChargesTheNextFunction) {
