@@ -110,19 +110,7 @@ bool Report::Filtered(const Thread* thread, const AddrLocation& al) const {
 void Report::ProcessSample(const RecordView& r) {
   Sample s;
   const Evsel* ev = nullptr;
-  SampleError err = file_->ParseSample(r, &s, &ev);
-  if (!ev) {
-    ++counters_.nr_unknown_id;
-    return;
-  }
-  if (err != SampleError::kNone) {
-    if (counters_.nr_bad_samples++ == 0) {
-      counters_.first_bad_sample_offset = r.file_offset;
-      counters_.first_bad_sample_error = err;
-    }
-    return;
-  }
-  ++counters_.nr_samples;
+  if (!counters_.Parse(*file_, r, &s, &ev)) return;
   Hists& hists = hists_[ev->index];
   hists.total_period += s.period;
   hists.nr_samples += 1;
@@ -214,10 +202,7 @@ std::vector<std::string> Report::SummaryLines() const {
   if (c.nr_no_symbol)
     lines.push_back(fmt::format("{:.1f}% ({}/{}) samples in a DSO without a symbol there", pct(c.nr_no_symbol),
                                 c.nr_no_symbol, c.nr_samples));
-  if (c.nr_unknown_id) lines.push_back(fmt::format("{} samples with an unknown sample id skipped", c.nr_unknown_id));
-  if (c.nr_bad_samples)
-    lines.push_back(fmt::format("{} malformed samples skipped (first: SAMPLE at offset {:#x}: {})", c.nr_bad_samples,
-                                c.first_bad_sample_offset, SampleErrorName(c.first_bad_sample_error)));
+  c.AppendSummary(&lines);
   if (c.nr_guest) lines.push_back(fmt::format("{} guest samples (guest machines are not modelled)", c.nr_guest));
   if (c.nr_bad_callchains)
     lines.push_back(fmt::format("{} callchains with guest/unknown context markers dropped", c.nr_bad_callchains));

@@ -14,17 +14,13 @@
 #include "report/hists.h"
 #include "report/report_options.h"
 #include "report/resolver.h"
+#include "report/sample_counts.h"
 #include "symbolize/symbolizer.h"
 
 namespace perflens {
 
 // Per-sample failures, counted and summarized once.
-struct ReportCounters {
-  uint64_t nr_samples = 0;
-  uint64_t nr_unknown_id = 0;       // sample id matched no evsel
-  uint64_t nr_bad_samples = 0;      // malformed sample records
-  uint64_t first_bad_sample_offset = 0;  // file offset of the first one
-  SampleError first_bad_sample_error = SampleError::kNone;
+struct ReportCounters : SampleCounts {
   uint64_t nr_no_map = 0;           // sample ip in no map ([unknown])
   uint64_t nr_no_symbol = 0;        // map found, symbol not
   uint64_t nr_guest = 0;

@@ -271,19 +271,7 @@ bool Script::Filtered(const Thread* thread) const {
 void Script::ProcessSample(const RecordView& r, std::string* out) {
   Sample s;
   const Evsel* ev = nullptr;
-  SampleError err = file_->ParseSample(r, &s, &ev);
-  if (!ev) {
-    ++counters_.nr_unknown_id;
-    return;
-  }
-  if (err != SampleError::kNone) {
-    if (counters_.nr_bad_samples++ == 0) {
-      counters_.first_bad_sample_offset = r.file_offset;
-      counters_.first_bad_sample_error = err;
-    }
-    return;
-  }
-  ++counters_.nr_samples;
+  if (!counters_.Parse(*file_, r, &s, &ev)) return;
   Thread* thread = machine_->FindOrCreateThread(s.pid, s.tid);
   if (Filtered(thread)) {
     ++counters_.nr_filtered;
@@ -363,10 +351,7 @@ void Script::PrintSample(const Sample& s, const Evsel& ev, Thread* thread, const
 std::vector<std::string> Script::SummaryLines() const {
   std::vector<std::string> lines;
   const auto& c = counters_;
-  if (c.nr_unknown_id) lines.push_back(fmt::format("{} samples with an unknown sample id skipped", c.nr_unknown_id));
-  if (c.nr_bad_samples)
-    lines.push_back(fmt::format("{} malformed samples skipped (first: SAMPLE at offset {:#x}: {})", c.nr_bad_samples,
-                                c.first_bad_sample_offset, SampleErrorName(c.first_bad_sample_error)));
+  c.AppendSummary(&lines);
   if (c.nr_bad_callchains)
     lines.push_back(fmt::format("{} callchains with guest/unknown context markers printed empty", c.nr_bad_callchains));
   for (auto& p : symbolizer_->Problems()) lines.push_back(p);

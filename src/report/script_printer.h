@@ -22,6 +22,7 @@
 #include "perfdata/perf_file.h"
 #include "report/callchain.h"
 #include "report/resolver.h"
+#include "report/sample_counts.h"
 #include "symbolize/symbolizer.h"
 
 namespace perflens {
@@ -92,13 +93,8 @@ class FoldedStacks {
   uint64_t total_ = 0;
 };
 
-struct ScriptCounters {
-  uint64_t nr_samples = 0;         // decoded samples
+struct ScriptCounters : SampleCounts {
   uint64_t nr_filtered = 0;        // dropped by --comms/--pid/--tid
-  uint64_t nr_unknown_id = 0;
-  uint64_t nr_bad_samples = 0;
-  uint64_t first_bad_sample_offset = 0;  // file offset of the first malformed sample
-  SampleError first_bad_sample_error = SampleError::kNone;
   uint64_t nr_bad_callchains = 0;  // corrupt chains (printed with no frames, as perf)
 };
 
