@@ -2,37 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <unordered_map>
 
 #include <fmt/format.h>
 
 namespace perflens {
-
-// Children of one node by their first frame, for ChainFrame::SameFunction lookups:
-// `by_sym` holds children whose first frame has a symbol, keyed by (dso, symbol start);
-// `by_ip` holds every child keyed by (dso, ip). A frame with a symbol matches a child
-// with a symbol of the same start, or one without a symbol at the same ip; a frame
-// without a symbol matches any child at the same ip. Of two candidates the earlier
-// child wins, as the linear scan in insertion order did.
-struct CallchainChildIndex {
-  struct Key {
-    const Dso* dso;
-    uint64_t addr;
-    bool operator==(const Key& o) const { return dso == o.dso && addr == o.addr; }
-  };
-  struct KeyHash {
-    size_t operator()(const Key& k) const {
-      uint64_t h = (reinterpret_cast<uintptr_t>(k.dso) ^ (k.addr * 0x9E3779B97F4A7C15ULL)) * 0xBF58476D1CE4E5B9ULL;
-      return h ^ (h >> 29);
-    }
-  };
-  std::unordered_map<Key, uint32_t, KeyHash> by_sym, by_ip;
-
-  void Add(const ChainFrame& f, uint32_t child) {
-    if (f.sym) by_sym.emplace(Key{f.dso, f.sym->start}, child);
-    by_ip.emplace(Key{f.dso, f.ip}, child);
-  }
-};
 
 CallchainNode::CallchainNode() = default;
 CallchainNode::~CallchainNode() = default;
@@ -41,25 +14,10 @@ CallchainNode& CallchainNode::operator=(CallchainNode&&) noexcept = default;
 
 namespace {
 
-// Index children once there are more than this many; below it a scan is cheaper.
-constexpr size_t kIndexChildren = 8;
-
 CallchainNode* FindChild(CallchainNode* node, const ChainFrame& f) {
-  CallchainChildIndex* index = node->child_index.get();
-  if (!index) {
-    for (auto& c : node->children)
-      if (!c->val.empty() && c->val[0].SameFunction(f)) return c.get();
-    return nullptr;
-  }
-  uint32_t best = UINT32_MAX;
-  if (f.sym) {
-    auto it = index->by_sym.find({f.dso, f.sym->start});
-    if (it != index->by_sym.end()) best = it->second;
-  }
-  auto it = index->by_ip.find({f.dso, f.ip});
-  if (it != index->by_ip.end() && it->second < best && (!f.sym || !node->children[it->second]->val[0].sym))
-    best = it->second;
-  return best == UINT32_MAX ? nullptr : node->children[best].get();
+  for (auto& c : node->children)
+    if (!c->val.empty() && c->val[0].SameFunction(f)) return c.get();
+  return nullptr;
 }
 
 void AddNewChild(CallchainNode* parent, std::span<const ChainFrame> chain, uint64_t period) {
@@ -68,13 +26,6 @@ void AddNewChild(CallchainNode* parent, std::span<const ChainFrame> chain, uint6
   node->hit = period;
   node->count = 1;
   parent->children.push_back(std::move(node));
-  if (parent->child_index) {
-    parent->child_index->Add(parent->children.back()->val[0], static_cast<uint32_t>(parent->children.size() - 1));
-  } else if (parent->children.size() > kIndexChildren) {
-    parent->child_index = std::make_unique<CallchainChildIndex>();
-    for (size_t i = 0; i < parent->children.size(); ++i)
-      parent->child_index->Add(parent->children[i]->val[0], static_cast<uint32_t>(i));
-  }
 }
 
 // Splits `node` after `at` entries: the tail (with the node's hits and children) moves
@@ -87,7 +38,6 @@ void Split(CallchainNode* node, size_t at) {
   tail->children_hit = node->children_hit;
   tail->children_count = node->children_count;
   tail->children = std::move(node->children);
-  tail->child_index = std::move(node->child_index);
   node->val.resize(at);
   node->children.clear();
   node->children_hit = tail->cumul();
@@ -159,6 +109,12 @@ bool ParseCallGraphArg(const std::string& arg, CallGraphParams* p, bool* order_s
   return true;
 }
 
+uint64_t CallchainMinHit(const CallGraphParams& p, uint64_t total_period, uint64_t parent_children_hit) {
+  if (p.mode == CallGraphMode::kFractal)
+    return static_cast<uint64_t>(std::ceil(static_cast<double>(parent_children_hit) * p.min_percent / 100.0));
+  return static_cast<uint64_t>(static_cast<double>(total_period) * p.min_percent / 100.0);
+}
+
 namespace {
 
 std::string FrameName(const ChainFrame& f) {
@@ -187,9 +143,7 @@ std::vector<const CallchainNode*> SortedChildren(const CallchainNode& node, uint
 }
 
 uint64_t MinHit(const CallGraphParams& p, uint64_t total_period, const CallchainNode& parent) {
-  if (p.mode == CallGraphMode::kFractal)
-    return static_cast<uint64_t>(std::ceil(static_cast<double>(parent.children_hit) * p.min_percent / 100.0));
-  return static_cast<uint64_t>(static_cast<double>(total_period) * p.min_percent / 100.0);
+  return CallchainMinHit(p, total_period, parent.children_hit);
 }
 
 // perf's callchain_node__fprintf_value: `hits` is a period, `count` a sample count.
@@ -337,7 +291,7 @@ void PrintCallchain(const CallchainNode& root, const CallGraphParams& p, uint64_
       };
       std::vector<Leaf> leaves;
       std::vector<const ChainFrame*> path;
-      uint64_t min_hit = static_cast<uint64_t>(static_cast<double>(total_period) * p.min_percent / 100.0);
+      uint64_t min_hit = CallchainMinHit(p, total_period, root.children_hit);
       ForEachPath(root, &path, [&](const CallchainNode& n, const std::vector<const ChainFrame*>& fr) {
         if (n.hit >= min_hit) leaves.push_back({n.hit, n.count, n.cumul(), n.count + n.children_count, fr});
       });

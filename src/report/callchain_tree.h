@@ -26,8 +26,6 @@ struct ChainFrame {
   }
 };
 
-struct CallchainChildIndex;
-
 struct CallchainNode {
   CallchainNode();
   ~CallchainNode();
@@ -38,13 +36,12 @@ struct CallchainNode {
   uint64_t children_hit = 0;  // period of chains that continue below
   uint64_t count = 0, children_count = 0;
   std::vector<std::unique_ptr<CallchainNode>> children;  // insertion order
-  // Lookup of `children` by first frame, built once a node has many children (a linear
-  // scan per appended frame was the cost of wide trees); moves with `children`.
-  std::unique_ptr<CallchainChildIndex> child_index;
   uint64_t cumul() const { return hit + children_hit; }
 };
 
-// Adds one chain (already in the print order: caller or callee first) with `period`.
+// Adds one chain (already in the print order: caller or callee first) with `period`:
+// perf's append_chain, one sample at a time. The report builds its trees with
+// CallchainStore instead; this is the reference it is tested against.
 void AppendChain(CallchainNode* root, std::span<const ChainFrame> chain, uint64_t period);
 
 enum class CallGraphMode { kNone, kGraph, kFractal, kFlat, kFolded };
@@ -64,6 +61,11 @@ struct CallGraphParams {
 // Parses perf's -g argument: "graph,0.5,caller,function,percent", "none", "folded"...
 // Unknown words are errors (message names them). Order words set *order_set.
 bool ParseCallGraphArg(const std::string& arg, CallGraphParams* params, bool* order_set, std::string* error);
+
+// The smallest cumulative period a child of a node with `parent_children_hit` below it
+// needs to be printed: min_percent of the histogram's total, or of the parent's
+// children with fractal (perf's callchain_param.min_percent / hierarchy).
+uint64_t CallchainMinHit(const CallGraphParams& params, uint64_t total_period, uint64_t parent_children_hit);
 
 // Appends the callchain text for one report row. `total_period` is the histogram's
 // total, `parent_period` the row's own (children: accumulated) period.

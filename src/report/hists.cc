@@ -75,14 +75,6 @@ void AddStat(HistStat* to, const HistStat& from) {
   to->period_guest_us += from.period_guest_us;
 }
 
-// Re-appends every chain of `from` (with its hits) into `to`.
-void MergeChains(CallchainNode* to, const CallchainNode& from, std::vector<ChainFrame>* path) {
-  path->insert(path->end(), from.val.begin(), from.val.end());
-  if (from.hit) AppendChain(to, *path, from.hit);
-  for (const auto& c : from.children) MergeChains(to, *c, path);
-  path->resize(path->size() - from.val.size());
-}
-
 }  // namespace
 
 void Hists::ResolvePlaceholderComms() {
@@ -96,18 +88,17 @@ void Hists::ResolvePlaceholderComms() {
   }
   if (!changed) return;
   std::vector<HistEntry> old = std::move(entries_);
-  std::vector<std::unique_ptr<CallchainNode>> old_chains = std::move(chains_);
   entries_.clear();
-  chains_.clear();
   row_keys_.clear();
   slots_.clear();
-  std::vector<ChainFrame> path;
+  // Rows are re-added in their old order, so a row's new index is at most its old one:
+  // merging references downwards never overwrites a row still to be visited.
   for (size_t i = 0; i < old.size(); ++i) {
     size_t row = FindOrAdd(old[i]);
     HistEntry& e = entries_[row];
     AddStat(&e.self, old[i].self);
     AddStat(&e.acc, old[i].acc);
-    if (i < old_chains.size() && old_chains[i]) MergeChains(Chain(row), *old_chains[i], &path);
+    chains_.MergeRows(row, i);
   }
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "report/callchain_tree.h"
+#include "report/callchain_store.h"
 #include "report/hist_entry.h"
 #include "report/sort_key.h"
 
@@ -36,15 +37,13 @@ class Hists {
   // keys' order.
   std::vector<const HistEntry*> Sorted(bool children) const;
 
-  // The callchain tree of row `i` (created on first use).
-  CallchainNode* Chain(size_t i) {
-    if (chains_.size() <= i) chains_.resize(entries_.size());
-    if (!chains_[i]) chains_[i] = std::make_unique<CallchainNode>();
-    return chains_[i].get();
-  }
-  const CallchainNode* FindChain(const HistEntry* e) const {
+  // The callchains of all rows (see CallchainStore).
+  CallchainStore& chains() { return chains_; }
+  // Row `e`'s tree in perf's form, pruned below what `params` prints; null without one.
+  std::unique_ptr<CallchainNode> BuildChain(const HistEntry* e, const CallGraphParams& params) const {
     size_t i = static_cast<size_t>(e - entries_.data());
-    return i < chains_.size() ? chains_[i].get() : nullptr;
+    if (!chains_.HasRefs(i)) return nullptr;
+    return chains_.Build(i, params, total_period);
   }
 
   const std::vector<const SortKey*>& keys() const { return keys_; }
@@ -65,7 +64,7 @@ class Hists {
   // Open addressing, linear probing: row index + 1, 0 = empty. Size a power of two,
   // at most half full.
   std::vector<uint32_t> slots_;
-  std::vector<std::unique_ptr<CallchainNode>> chains_;  // parallel to entries_
+  CallchainStore chains_;  // references by row index
 };
 
 }  // namespace perflens

@@ -142,12 +142,14 @@ void Report::ProcessSample(const RecordView& r) {
   if (!children_ && !graph) return;
 
   bool chain_ok = ResolveCallchain(thread, s, al.level);
+  uint32_t chain_pos = 0;
   if (graph) {
     // The chain in print order: callee first (the kernel's order) or caller first.
     chain_.clear();
-    for (const AddrLocation& fl : frames_) chain_.push_back({fl.dso, fl.sym, fl.sym ? fl.addr : fl.addr});
+    for (const AddrLocation& fl : frames_) chain_.push_back(hists.chains().InternFrame({fl.dso, fl.sym, fl.addr}));
     if (call_graph_.caller_order) std::reverse(chain_.begin(), chain_.end());
-    AppendChain(hists.Chain(self_row), chain_, s.period);
+    chain_pos = hists.chains().AddChain(chain_);
+    hists.chains().AddRef(self_row, chain_pos, 0, static_cast<uint32_t>(chain_.size()), s.period);
   }
   if (!children_) return;
 
@@ -169,7 +171,7 @@ void Report::ProcessSample(const RecordView& r) {
     if (std::find(chain_rows_.begin(), chain_rows_.end(), row) != chain_rows_.end()) continue;
     chain_rows_.push_back(row);
     Hists::AddAcc(&hists.at(row), s.period);
-    if (graph) AppendChain(hists.Chain(row), std::span<const ChainFrame>(chain_).subspan(k), s.period);
+    if (graph) hists.chains().AddRef(row, chain_pos, static_cast<uint32_t>(k), static_cast<uint32_t>(n), s.period);
   }
 }
 

@@ -75,7 +75,7 @@ class Report {
   std::vector<size_t> chain_rows_;     // per-sample dedup scratch, reused (no allocation)
   std::vector<CallchainFrame> chain_frames_;  // per-sample walk scratch, reused
   std::vector<AddrLocation> frames_;   // per-sample resolved callchain, reused
-  std::vector<ChainFrame> chain_;      // frames_ in print order, reused
+  std::vector<uint32_t> chain_;        // frames_ as interned frame ids in print order, reused
   CallGraphParams call_graph_;
 };
 

@@ -120,7 +120,7 @@ Status PrintReportStdio(const Report& report, std::string* out) {
       }
       out->push_back('\n');
       if (report.call_graph().mode != CallGraphMode::kNone) {
-        if (const CallchainNode* chain = h.FindChain(e))
+        if (auto chain = h.BuildChain(e, report.call_graph()))
           PrintCallchain(*chain, report.call_graph(), h.total_period, children ? e->acc.period : e->self.period, out);
       }
     }

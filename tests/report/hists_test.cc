@@ -138,13 +138,15 @@ TEST(HistsTest, PlaceholderCommRowsMergeIntoTheRealComm) {
   p.sym = &env.f;
   size_t early = h.FindOrAdd(p);
   Hists::AddSelf(&h.at(early), 10, kMiscUser);
-  AppendChain(h.Chain(early), std::vector<ChainFrame>{{&env.app, &env.f, 0x110}}, 10);
+  const uint32_t f = h.chains().InternFrame({&env.app, &env.f, 0x110});
+  const uint32_t pos = h.chains().AddChain(std::vector<uint32_t>{f});
+  h.chains().AddRef(early, pos, 0, 1, 10);
   t.SetComm(&worker, 100, false);
   p.comm = t.comm_ptr();
   size_t later = h.FindOrAdd(p);
   ASSERT_NE(later, early);
   Hists::AddSelf(&h.at(later), 5, kMiscUser);
-  AppendChain(h.Chain(later), std::vector<ChainFrame>{{&env.app, &env.f, 0x110}}, 5);
+  h.chains().AddRef(later, pos, 0, 1, 5);
   t.SetComm(&renamed, 200, true);
   p.comm = t.comm_ptr();
   size_t last = h.FindOrAdd(p);
@@ -155,7 +157,9 @@ TEST(HistsTest, PlaceholderCommRowsMergeIntoTheRealComm) {
   EXPECT_EQ(Rows(h), (std::vector<std::string>{"worker | [.] f = 15", "renamed | [.] f = 1"}));
   const HistEntry* merged = h.Sorted(false)[0];
   EXPECT_EQ(merged->self.nr_samples, 2u);
-  const CallchainNode* chain = h.FindChain(merged);
+  CallGraphParams all;
+  all.min_percent = 0;
+  auto chain = h.BuildChain(merged, all);
   ASSERT_NE(chain, nullptr);
   ASSERT_EQ(chain->children.size(), 1u);
   EXPECT_EQ(chain->children[0]->hit, 15u);

@@ -9,6 +9,7 @@
 //    reason), are identical for >= 95% of perf's entries.
 // Entries whose difference is the documented PLT naming (scenario_util.h IsPltName)
 // are counted apart.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -43,7 +44,9 @@ class CallchainGraph : public CallchainTest {
                            : KeepOutputs("graph" + mode, perf.out, lens.out);
     EXPECT_EQ(a.failures, "") << diff;
     EXPECT_EQ(a.top_equal + a.top_plt, a.top_checked);
-    EXPECT_LE(a.top_plt, 4);
+    // PLT naming (README: deliberate differences) touches only the few entries whose
+    // samples hit PLT stubs; how many varies per recording (forkexec: up to ~6 of 400).
+    EXPECT_LE(a.top_plt, std::max(4, a.top_checked / 30));
     EXPECT_GE(identical, kMinIdenticalPercent) << diff;
     // The PLT difference can also change the entry count (perf 6.1 prints the unnamed
     // .plt header as raw addresses, which may form more entries than perflens's ".plt").

@@ -1,0 +1,156 @@
+#include "report/callchain_store.h"
+
+#include <utility>
+
+namespace perflens {
+namespace {
+
+size_t FrameSlotIndex(const Dso* dso, uint64_t addr, bool resolved, size_t mask) {
+  uint64_t h = (reinterpret_cast<uintptr_t>(dso) ^ (addr * 0xBF58476D1CE4E5B9ULL) ^ (resolved ? 1 : 0)) *
+               0x9E3779B97F4A7C15ULL;
+  return static_cast<size_t>(h >> 29) & mask;
+}
+
+}  // namespace
+
+uint32_t CallchainStore::InternFrame(const ChainFrame& f) {
+  if (2 * (frames_.size() + 1) > frame_slots_.size()) GrowFrames();
+  const bool resolved = f.sym != nullptr;
+  const uint64_t addr = resolved ? f.sym->start : f.ip;
+  const size_t mask = frame_slots_.size() - 1;
+  size_t i = FrameSlotIndex(f.dso, addr, resolved, mask);
+  while (frame_slots_[i].frame) {
+    const FrameSlot& s = frame_slots_[i];
+    if (s.dso == f.dso && s.addr == addr && s.resolved == resolved) return s.frame;
+    i = (i + 1) & mask;
+  }
+  frames_.push_back(f);
+  frame_slots_[i] = {f.dso, addr, static_cast<uint32_t>(frames_.size()), resolved};
+  return static_cast<uint32_t>(frames_.size());
+}
+
+void CallchainStore::GrowFrames() {
+  std::vector<FrameSlot> old = std::move(frame_slots_);
+  frame_slots_.assign(old.empty() ? 256 : old.size() * 2, FrameSlot{});
+  const size_t mask = frame_slots_.size() - 1;
+  for (const FrameSlot& s : old) {
+    if (!s.frame) continue;
+    size_t i = FrameSlotIndex(s.dso, s.addr, s.resolved, mask);
+    while (frame_slots_[i].frame) i = (i + 1) & mask;
+    frame_slots_[i] = s;
+  }
+}
+
+uint32_t CallchainStore::AddChain(std::span<const uint32_t> frames) {
+  if (pool_.size() + frames.size() >= UINT32_MAX) return UINT32_MAX;
+  const auto pos = static_cast<uint32_t>(pool_.size());
+  pool_.insert(pool_.end(), frames.begin(), frames.end());
+  return pos;
+}
+
+void CallchainStore::AddRef(size_t row, uint32_t pos, uint32_t skip, uint32_t len, uint64_t period) {
+  if (pos == UINT32_MAX || skip > len) return;
+  if (refs_.size() <= row) refs_.resize(row + 1);
+  refs_[row].push_back({pos + skip, len - skip, period});
+}
+
+void CallchainStore::MergeRows(size_t to, size_t from) {
+  if (from >= refs_.size() || to == from) return;
+  if (refs_.size() <= to) refs_.resize(to + 1);
+  std::vector<Ref> moved = std::move(refs_[from]);
+  refs_[from].clear();
+  refs_[to].insert(refs_[to].end(), moved.begin(), moved.end());
+}
+
+std::unique_ptr<CallchainNode> CallchainStore::Build(size_t row, const CallGraphParams& params,
+                                                     uint64_t total_period) const {
+  auto root = std::make_unique<CallchainNode>();
+  if (row >= refs_.size()) return root;
+  Scratch& s = scratch_;
+  s.work = refs_[row];
+  s.sorted.resize(s.work.size());
+  // Per frame id, zero between nodes (reset through `seen`): sized once per store.
+  s.period.resize(frames_.size() + 1, 0);
+  s.chains.resize(frames_.size() + 1, 0);
+  s.bucket.resize(frames_.size() + 1, 0);
+  std::vector<Ref>& work = s.work;
+  std::vector<Ref>& sorted = s.sorted;
+  std::vector<uint64_t>& period = s.period;
+  std::vector<uint64_t>& chains = s.chains;
+  std::vector<size_t>& bucket = s.bucket;
+  std::vector<uint32_t>& seen = s.seen;
+  std::vector<uint32_t>& kept = s.kept;
+  struct Task {
+    CallchainNode* node;
+    size_t begin, end;  // its references in `work`, each positioned past the node's frames
+  };
+  std::vector<Task> tasks{{root.get(), 0, work.size()}};
+  while (!tasks.empty()) {
+    Task t = tasks.back();
+    tasks.pop_back();
+    while (true) {
+      uint64_t hit = 0, count = 0, children_hit = 0, children_count = 0;
+      seen.clear();
+      for (size_t i = t.begin; i < t.end; ++i) {
+        const Ref& r = work[i];
+        if (r.len == 0) {
+          hit += r.period;
+          ++count;
+          continue;
+        }
+        const uint32_t f = pool_[r.pos];
+        if (chains[f]++ == 0) seen.push_back(f);
+        period[f] += r.period;
+        children_hit += r.period;
+        ++children_count;
+      }
+      // A node that no chain ends in and that has one child continues as one run of
+      // frames (perf splits a node only where chains diverge or end).
+      if (t.node != root.get() && count == 0 && seen.size() == 1) {
+        const uint32_t f = seen[0];
+        t.node->val.push_back(frames_[f - 1]);
+        for (size_t i = t.begin; i < t.end; ++i) ++work[i].pos, --work[i].len;
+        period[f] = chains[f] = 0;
+        continue;
+      }
+      t.node->hit = hit;
+      t.node->count = count;
+      t.node->children_hit = children_hit;
+      t.node->children_count = children_count;
+      const uint64_t min_hit = CallchainMinHit(params, total_period, children_hit);
+      // Children in order of first appearance, bucketed (stable) into `sorted`.
+      kept.clear();
+      size_t next = t.begin;
+      for (uint32_t f : seen) {
+        if (period[f] >= min_hit) {
+          kept.push_back(f);
+          bucket[f] = next;
+          next += chains[f];
+        }
+      }
+      const size_t kept_end = next;
+      for (size_t i = t.begin; i < t.end; ++i) {
+        const Ref& r = work[i];
+        if (r.len == 0) continue;
+        const uint32_t f = pool_[r.pos];
+        if (period[f] < min_hit) continue;
+        sorted[bucket[f]++] = {r.pos + 1, r.len - 1, r.period};
+      }
+      std::copy(sorted.begin() + static_cast<long>(t.begin), sorted.begin() + static_cast<long>(kept_end),
+                work.begin() + static_cast<long>(t.begin));
+      size_t start = t.begin;
+      for (uint32_t f : kept) {
+        auto child = std::make_unique<CallchainNode>();
+        child->val.push_back(frames_[f - 1]);
+        tasks.push_back({child.get(), start, start + chains[f]});
+        start += chains[f];
+        t.node->children.push_back(std::move(child));
+      }
+      for (uint32_t f : seen) period[f] = chains[f] = 0;
+      break;
+    }
+  }
+  return root;
+}
+
+}  // namespace perflens

@@ -1,0 +1,79 @@
+// CallchainStore: the callchains of one Hists, kept as they stream in and turned into
+// perf's per-row trees only when a row is printed.
+//
+// Every sample's resolved chain is stored once, as interned frame ids in one pool; a
+// row keeps references (pool position, length, period) to the part of a chain it owns
+// (the whole chain for its self samples, the part from its frame on in Children mode).
+// Adding a sample is a few appends, with no lookups and no allocation beyond amortized
+// vector growth.
+//
+// Build() groups a row's references frame by frame from the root: a node's children are
+// the distinct next frames, each child's cumulative period is summed before it is
+// expanded, and children below the print threshold (CallchainMinHit) are never expanded.
+// The result is perf's tree (tools/perf/util/callchain.c: runs of frames split where
+// chains diverge or end) restricted to what PrintCallchain shows: building every row's
+// full tree, as perf does, was most of `report`'s time and memory.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "report/callchain_tree.h"
+
+namespace perflens {
+
+class CallchainStore {
+ public:
+  // The id of `f`'s function key (ChainFrame::SameFunction: dso and symbol start, or dso
+  // and ip when unresolved). The first frame seen with a key is the one printed.
+  uint32_t InternFrame(const ChainFrame& f);
+
+  // Stores one chain of interned frame ids (in print order) and returns its pool
+  // position, or UINT32_MAX once the pool is full (4G frames; AddRef ignores it).
+  uint32_t AddChain(std::span<const uint32_t> frames);
+
+  // Row `row` gets the chain frames [pos + skip, pos + len) with `period` (one sample).
+  void AddRef(size_t row, uint32_t pos, uint32_t skip, uint32_t len, uint64_t period);
+
+  // Row `to` takes every reference of row `from` (rows merged after the fact).
+  void MergeRows(size_t to, size_t from);
+
+  bool HasRefs(size_t row) const { return row < refs_.size() && !refs_[row].empty(); }
+
+  // perf's tree of `row` with the children PrintCallchain prints for `params` (and all
+  // counts exact). `total_period` is the histogram's total period. Not reentrant (one
+  // scratch per store); time proportional to the references of the nodes it expands.
+  std::unique_ptr<CallchainNode> Build(size_t row, const CallGraphParams& params, uint64_t total_period) const;
+
+ private:
+  struct Ref {
+    uint32_t pos;  // next frame in pool_
+    uint32_t len;  // frames left
+    uint64_t period;
+  };
+  struct FrameSlot {
+    const Dso* dso = nullptr;
+    uint64_t addr = 0;      // symbol start, or ip when unresolved
+    uint32_t frame = 0;     // id: index into frames_ + 1; 0 = empty slot
+    bool resolved = false;  // addr is a symbol start
+  };
+  void GrowFrames();
+
+  // Build's working memory, kept between calls (Build is not reentrant).
+  struct Scratch {
+    std::vector<Ref> work, sorted;       // the row's references, regrouped per node
+    std::vector<uint64_t> period, chains;  // per frame id below the current node
+    std::vector<size_t> bucket;            // per frame id: next slot in `sorted`
+    std::vector<uint32_t> seen, kept;      // frame ids below the current node
+  };
+  mutable Scratch scratch_;
+
+  std::vector<uint32_t> pool_;
+  std::vector<std::vector<Ref>> refs_;  // by row
+  std::vector<ChainFrame> frames_;      // by id - 1
+  std::vector<FrameSlot> frame_slots_;  // open addressing, at most half full
+};
+
+}  // namespace perflens

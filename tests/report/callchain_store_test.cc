@@ -1,0 +1,138 @@
+// CallchainStore: the tree Build() makes from stored chains must be perf's tree — the
+// one AppendChain (perf's append_chain/split_add_child, tested in callchain_tree_test)
+// grows sample by sample — node for node, with the same runs, counts and child order,
+// minus exactly the children below the print threshold.
+#include "report/callchain_store.h"
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace perflens {
+namespace {
+
+struct Fixture {
+  Dso app{0, "/usr/bin/app", DsoKind::kUser};
+  std::vector<Symbol> syms;
+  Fixture() {
+    for (uint64_t i = 0; i < 12; ++i) syms.push_back({0x1000 + i * 0x100, 0x1080 + i * 0x100, "f" + std::to_string(i)});
+  }
+  // Frame `i`; i >= 12 is an unresolved ip.
+  ChainFrame F(size_t i) {
+    if (i < syms.size()) return {&app, &syms[i], syms[i].start + 8};
+    return {&app, nullptr, 0x9000 + i};
+  }
+};
+
+// Node for node, in order: frames, hits, counts.
+void ExpectSameTree(const CallchainNode& want, const CallchainNode& got, const std::string& path = "root") {
+  ASSERT_EQ(want.val.size(), got.val.size()) << path;
+  for (size_t i = 0; i < want.val.size(); ++i) {
+    EXPECT_TRUE(want.val[i].SameFunction(got.val[i])) << path << " frame " << i;
+    EXPECT_EQ(want.val[i].sym, got.val[i].sym) << path << " frame " << i;
+  }
+  EXPECT_EQ(want.hit, got.hit) << path;
+  EXPECT_EQ(want.count, got.count) << path;
+  EXPECT_EQ(want.children_hit, got.children_hit) << path;
+  EXPECT_EQ(want.children_count, got.children_count) << path;
+  ASSERT_EQ(want.children.size(), got.children.size()) << path;
+  for (size_t c = 0; c < want.children.size(); ++c)
+    ExpectSameTree(*want.children[c], *got.children[c], path + "/" + std::to_string(c));
+}
+
+// Drops every child below the print threshold, as Build must.
+void Prune(CallchainNode* node, const CallGraphParams& p, uint64_t total) {
+  const uint64_t min_hit = CallchainMinHit(p, total, node->children_hit);
+  std::erase_if(node->children, [&](const auto& c) { return c->cumul() < min_hit; });
+  for (auto& c : node->children) Prune(c.get(), p, total);
+}
+
+TEST(CallchainStoreTest, BuildsPerfsTreeForRandomChains) {
+  Fixture fx;
+  std::mt19937 rng(7);
+  for (int round = 0; round < 40; ++round) {
+    CallchainStore store;
+    CallchainNode want;
+    uint64_t total = 0;
+    const size_t alphabet = 3 + round % 12, max_len = 1 + round % 7;
+    for (int s = 0; s < 200; ++s) {
+      std::vector<ChainFrame> chain;
+      std::vector<uint32_t> ids;
+      const size_t len = rng() % (max_len + 1);  // empty chains end at the root
+      for (size_t k = 0; k < len; ++k) {
+        // Skewed: low frames are common, so some branches are big and some tiny.
+        size_t i = std::min<size_t>(rng() % alphabet, rng() % alphabet);
+        chain.push_back(fx.F(i == 11 ? 12 + rng() % 3 : i));
+        ids.push_back(store.InternFrame(chain.back()));
+      }
+      const uint64_t period = s % 17 == 0 ? 0 : 1 + rng() % 1000;  // period-0 samples still count
+      AppendChain(&want, chain, period);
+      store.AddRef(0, store.AddChain(ids), 0, static_cast<uint32_t>(ids.size()), period);
+      total += period;
+    }
+    for (const char* arg : {"graph,0", "graph,0.5", "graph,5", "fractal,0.5", "fractal,20", "folded,2"}) {
+      CallGraphParams p;
+      bool order_set = false;
+      std::string err;
+      ASSERT_TRUE(ParseCallGraphArg(arg, &p, &order_set, &err)) << err;
+      std::unique_ptr<CallchainNode> got = store.Build(0, p, total);
+      SCOPED_TRACE(std::string(arg) + " round " + std::to_string(round));
+      // The reference: a copy of `want` (CallchainNode is move-only), then pruned.
+      CallchainNode pruned;
+      auto rebuild = [&](auto&& self, const CallchainNode& from, CallchainNode* to) -> void {
+        to->val = from.val;
+        to->hit = from.hit;
+        to->count = from.count;
+        to->children_hit = from.children_hit;
+        to->children_count = from.children_count;
+        for (const auto& c : from.children) {
+          to->children.push_back(std::make_unique<CallchainNode>());
+          self(self, *c, to->children.back().get());
+        }
+      };
+      rebuild(rebuild, want, &pruned);
+      Prune(&pruned, p, total);
+      ExpectSameTree(pruned, *got);
+      // And both print the same text.
+      std::string a, b;
+      PrintCallchain(pruned, p, total, want.cumul(), &a);
+      PrintCallchain(*got, p, total, want.cumul(), &b);
+      EXPECT_EQ(a, b);
+    }
+  }
+}
+
+TEST(CallchainStoreTest, RowsOwnSuffixesAndMerge) {
+  Fixture fx;
+  CallchainStore store;
+  std::vector<uint32_t> ids;
+  for (size_t i : {0, 1, 2}) ids.push_back(store.InternFrame(fx.F(i)));
+  EXPECT_EQ(store.InternFrame(fx.F(1)), ids[1]) << "one id per function";
+  const uint32_t pos = store.AddChain(ids);
+  store.AddRef(0, pos, 0, 3, 10);  // f0 f1 f2
+  store.AddRef(1, pos, 1, 3, 10);  // f1 f2
+  store.AddRef(2, pos, 3, 3, 10);  // empty: ends at the root
+  store.AddRef(3, pos, 4, 3, 10);  // out of range: ignored
+  EXPECT_FALSE(store.HasRefs(3));
+  CallGraphParams p;
+  p.min_percent = 0;
+  auto row1 = store.Build(1, p, 30);
+  ASSERT_EQ(row1->children.size(), 1u);
+  EXPECT_EQ(row1->children[0]->val.size(), 2u) << "one run: f1 f2";
+  EXPECT_EQ(row1->children[0]->hit, 10u);
+  auto row2 = store.Build(2, p, 30);
+  EXPECT_EQ(row2->hit, 10u);
+  EXPECT_TRUE(row2->children.empty());
+
+  store.MergeRows(0, 1);
+  EXPECT_FALSE(store.HasRefs(1));
+  auto merged = store.Build(0, p, 30);
+  ASSERT_EQ(merged->children.size(), 2u) << "f0... and f1... side by side";
+  EXPECT_EQ(merged->children_hit, 20u);
+  EXPECT_EQ(merged->children_count, 2u);
+}
+
+}  // namespace
+}  // namespace perflens
