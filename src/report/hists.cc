@@ -34,8 +34,13 @@ size_t Hists::FindOrAdd(const HistEntry& proto) {
   const Key key = MakeKey(proto);
   const size_t mask = slots_.size() - 1;
   size_t i = Hash(key) & mask;
+  const size_t n = keys_.size();
   while (uint32_t s = slots_[i]) {
-    if (row_keys_[s - 1] == key) return s - 1;
+    const Key& k = row_keys_[s - 1];
+    // Only the first n words are used (a full std::array == was a 64-byte memcmp call).
+    size_t j = 0;
+    while (j < n && k[j] == key[j]) ++j;
+    if (j == n) return s - 1;
     i = (i + 1) & mask;
   }
   const size_t row = entries_.size();

@@ -123,7 +123,8 @@ Result<KallsymsTables> ParseKallsyms(std::string_view text, std::string_view ref
   if (parsed == 0) return Err("kallsyms: no parsable line (expected \"<hex address> <type> <name>\")");
 
   // symbols__fixup_end(is_kallsyms=true) on the combined table, before the split.
-  std::stable_sort(syms.begin(), syms.end(), [](const RawSym& a, const RawSym& b) { return a.start < b.start; });
+  auto by_start = [](const RawSym& a, const RawSym& b) { return a.start < b.start; };
+  if (!std::is_sorted(syms.begin(), syms.end(), by_start)) std::stable_sort(syms.begin(), syms.end(), by_start);
   for (size_t i = 0; i + 1 < syms.size(); ++i) {
     RawSym& prev = syms[i];
     const RawSym& curr = syms[i + 1];

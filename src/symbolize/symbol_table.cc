@@ -1,6 +1,7 @@
 #include "symbolize/symbol_table.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace perflens {
 namespace {
@@ -46,10 +47,23 @@ bool ChooseFirstSymbol(uint64_t size_a, uint8_t binding_a, std::string_view name
 
 SymbolTable::SymbolTable(const SymbolTable& other) { *this = other; }
 
+SymbolTable& SymbolTable::operator=(SymbolTable&& other) noexcept {
+  if (this == &other) return *this;
+  symbols_ = std::move(other.symbols_);
+  arena_ = std::move(other.arena_);
+  arena_next_ = std::exchange(other.arena_next_, nullptr);
+  arena_left_ = std::exchange(other.arena_left_, 0);
+  other.symbols_.clear();
+  other.arena_.clear();
+  return *this;
+}
+
 SymbolTable& SymbolTable::operator=(const SymbolTable& other) {
   if (this == &other) return *this;
   symbols_.clear();
   arena_.clear();
+  arena_next_ = nullptr;
+  arena_left_ = 0;
   symbols_.reserve(other.symbols_.size());
   for (const Symbol& s : other.symbols_) {
     Symbol copy = s;
@@ -60,8 +74,19 @@ SymbolTable& SymbolTable::operator=(const SymbolTable& other) {
 }
 
 std::string_view SymbolTable::Store(std::string_view s) {
-  arena_.emplace_back(s);
-  return arena_.back();
+  constexpr size_t kChunk = 64 * 1024;
+  if (s.empty()) return {};
+  if (s.size() > arena_left_) {
+    const size_t size = std::max(kChunk, s.size());
+    arena_.push_back(std::make_unique_for_overwrite<char[]>(size));
+    arena_next_ = arena_.back().get();
+    arena_left_ = size;
+  }
+  char* dst = arena_next_;
+  std::copy(s.begin(), s.end(), dst);
+  arena_next_ += s.size();
+  arena_left_ -= s.size();
+  return {dst, s.size()};
 }
 
 void SymbolTable::Add(uint64_t start, uint64_t size, std::string_view name, uint8_t binding, uint8_t type) {
@@ -77,8 +102,10 @@ void SymbolTable::Add(uint64_t start, uint64_t size, std::string_view name, uint
 void SymbolTable::Finish() {
   if (symbols_.empty()) return;
   // Stable: among equal starts the earlier Add comes first, like perf's rb-tree insert.
-  std::stable_sort(symbols_.begin(), symbols_.end(),
-                   [](const Symbol& a, const Symbol& b) { return a.start < b.start; });
+  // Tables often arrive sorted (kallsyms, a second Finish): then there is nothing to do.
+  auto by_start = [](const Symbol& a, const Symbol& b) { return a.start < b.start; };
+  if (!std::is_sorted(symbols_.begin(), symbols_.end(), by_start))
+    std::stable_sort(symbols_.begin(), symbols_.end(), by_start);
   // symbols__fixup_end: a zero-size symbol reaches the next start; the last one gets
   // the rest of its page plus one page.
   for (size_t i = 0; i + 1 < symbols_.size(); ++i) {

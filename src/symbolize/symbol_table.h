@@ -5,7 +5,7 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,8 +28,9 @@ bool ChooseFirstSymbol(uint64_t size_a, uint8_t binding_a, std::string_view name
 class SymbolTable {
  public:
   SymbolTable() = default;
-  SymbolTable(SymbolTable&&) noexcept = default;
-  SymbolTable& operator=(SymbolTable&&) noexcept = default;
+  // Moves take the name chunks along (names stay put); the source is left empty.
+  SymbolTable(SymbolTable&& other) noexcept { *this = std::move(other); }
+  SymbolTable& operator=(SymbolTable&& other) noexcept;
   // Copies re-point every name into the copy's own arena.
   SymbolTable(const SymbolTable& other);
   SymbolTable& operator=(const SymbolTable& other);
@@ -54,7 +55,11 @@ class SymbolTable {
  private:
   std::string_view Store(std::string_view s);
   std::vector<Symbol> symbols_;
-  std::deque<std::string> arena_;
+  // Names, packed into chunks that never move (a string per name cost a malloc each:
+  // 120K of them for kallsyms).
+  std::vector<std::unique_ptr<char[]>> arena_;
+  char* arena_next_ = nullptr;  // free space at the end of the last chunk
+  size_t arena_left_ = 0;
 };
 
 }  // namespace perflens

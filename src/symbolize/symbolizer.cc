@@ -7,6 +7,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <future>
+#include <system_error>
 #include <map>
 #include <optional>
 #include <unordered_map>
@@ -78,6 +80,68 @@ std::string ModuleKey(const Dso& dso) {
   return "[" + base + "]";
 }
 
+// The kallsyms candidates for the kernel with build-id `bid` (hex, may be empty), the
+// first usable one parsed without a KASLR shift. Touches no shared state: it runs on a
+// helper thread while the data is read (Symbolizer::PrefetchKernelSymbols).
+struct KallsymsLoad {
+  std::string bid;  // what it was looked up for
+  std::string ref;  // the KASLR anchor symbol looked for
+  std::optional<KallsymsTables> tables;
+  std::string text;  // kept to parse again with a KASLR shift
+  std::string path;
+  std::vector<std::string> tried;
+};
+
+KallsymsLoad FindKallsyms(const std::string& kallsyms_option, const std::string& buildid_dir, std::string bid,
+                          std::string ref) {
+  KallsymsLoad out;
+  out.bid = std::move(bid);
+  out.ref = std::move(ref);
+  std::vector<std::string> paths;
+  if (!kallsyms_option.empty()) {
+    paths.push_back(kallsyms_option);
+  } else {
+    const std::string& b = out.bid;
+    if (!b.empty() && !buildid_dir.empty()) {
+      paths.push_back(buildid_dir + "/[kernel.kallsyms]/" + b + "/kallsyms");
+      paths.push_back(buildid_dir + "/.build-id/" + b.substr(0, 2) + "/" + b.substr(2) + "/kallsyms");
+      paths.push_back(buildid_dir + "/[kernel.kallsyms]/" + b);  // old cache layout
+    }
+    std::string running = RunningKernelBuildIdHex();
+    if (b.empty() || running == b) paths.push_back("/proc/kallsyms");
+  }
+  for (const std::string& p : paths) {
+    if (!IsRegularFile(p)) {
+      out.tried.push_back(p);
+      continue;
+    }
+    auto text = ReadTextFile(p);
+    if (!text.ok()) {
+      out.tried.push_back(text.error().message);
+      continue;
+    }
+    auto t = ParseKallsyms(*text, out.ref, 0);
+    if (!t.ok()) {
+      out.tried.push_back(fmt::format("{}: {}", p, t.error().message));
+      continue;
+    }
+    if (t->all_zero) {
+      out.tried.push_back(p + ": all addresses are zero (kptr_restrict)");
+      continue;
+    }
+    out.tables = std::move(*t);
+    out.text = std::move(*text);
+    out.path = p;
+    break;
+  }
+  return out;
+}
+
+// The symbol whose recorded address anchors KASLR (from the kernel MMAP's name).
+std::string KernelRefSymbol(const Machine* machine) {
+  return machine && !machine->kernel_ref_symbol().empty() ? machine->kernel_ref_symbol() : "_text";
+}
+
 struct Entry {
   DsoLoadInfo info;
   SymbolTable owned;
@@ -97,6 +161,7 @@ struct Symbolizer::Impl {
   std::string buildid_dir;
   std::unordered_map<int, Entry> entries;
   bool kallsyms_tried = false;
+  std::future<KallsymsLoad> kallsyms_prefetch;
   std::optional<KallsymsTables> kallsyms;
   DsoLoadInfo kallsyms_info;
   std::map<std::string, ProblemClass> problems;
@@ -122,6 +187,19 @@ struct Symbolizer::Impl {
     e->info.path = std::move(path);
   }
 };
+
+void Symbolizer::PrefetchKernelSymbols() {
+  Impl& m = *impl_;
+  if (m.kallsyms_tried || m.kallsyms_prefetch.valid() || !m.options.vmlinux.empty()) return;
+  const Dso* kernel = m.machine ? m.machine->kernel_dso() : nullptr;
+  std::string bid = kernel ? kernel->build_id().ToHex() : "";
+  try {
+    m.kallsyms_prefetch = std::async(std::launch::async, FindKallsyms, m.options.kallsyms, m.buildid_dir,
+                                     std::move(bid), KernelRefSymbol(m.machine));
+  } catch (const std::system_error&) {
+    // No thread to spare: the kernel is loaded on first use instead.
+  }
+}
 
 Symbolizer::Symbolizer(SymbolizeOptions options, const Machine* machine) : impl_(std::make_unique<Impl>()) {
   impl_->options = std::move(options);
@@ -231,55 +309,32 @@ void Symbolizer::Impl::LoadUser(const Dso& dso, Entry* e) {
 void Symbolizer::Impl::LoadKallsymsOnce(const Dso& kernel) {
   if (kallsyms_tried) return;
   kallsyms_tried = true;
-  std::string bid = kernel.build_id().ToHex();
-  std::vector<std::string> paths;
-  if (!options.kallsyms.empty()) {
-    paths.push_back(options.kallsyms);
-  } else {
-    if (!bid.empty() && !buildid_dir.empty()) {
-      paths.push_back(buildid_dir + "/[kernel.kallsyms]/" + bid + "/kallsyms");
-      paths.push_back(buildid_dir + "/.build-id/" + bid.substr(0, 2) + "/" + bid.substr(2) + "/kallsyms");
-      paths.push_back(buildid_dir + "/[kernel.kallsyms]/" + bid);  // old cache layout
-    }
-    std::string running = RunningKernelBuildIdHex();
-    if (bid.empty() || running == bid) paths.push_back("/proc/kallsyms");
+  const std::string bid = kernel.build_id().ToHex(), ref = KernelRefSymbol(machine);
+  std::optional<KallsymsLoad> found;
+  if (kallsyms_prefetch.valid()) {
+    KallsymsLoad early = kallsyms_prefetch.get();
+    if (early.bid == bid && early.ref == ref) found = std::move(early);  // else looked up the wrong one
   }
-  std::string ref = machine && !machine->kernel_ref_symbol().empty() ? machine->kernel_ref_symbol() : "_text";
-  uint64_t recorded = machine ? machine->kernel_ref_addr() : 0;
-  std::vector<std::string> tried;
-  for (const std::string& p : paths) {
-    if (!IsRegularFile(p)) {
-      tried.push_back(p);
-      continue;
-    }
-    auto text = ReadTextFile(p);
-    if (!text.ok()) {
-      tried.push_back(text.error().message);
-      continue;
-    }
-    auto t = ParseKallsyms(*text, ref, 0);
-    if (!t.ok()) {
-      tried.push_back(fmt::format("{}: {}", p, t.error().message));
-      continue;
-    }
-    if (t->all_zero) {
-      tried.push_back(p + ": all addresses are zero (kptr_restrict)");
-      continue;
-    }
+  if (!found) found = FindKallsyms(options.kallsyms, buildid_dir, bid, ref);
+  if (found->tables) {
     // KASLR: shift by recorded anchor − this file's anchor.
-    int64_t delta = recorded && t->ref_addr ? static_cast<int64_t>(recorded - t->ref_addr) : 0;
+    uint64_t recorded = machine ? machine->kernel_ref_addr() : 0;
+    int64_t delta = recorded && found->tables->ref_addr ? static_cast<int64_t>(recorded - found->tables->ref_addr) : 0;
     if (delta != 0) {
-      t = ParseKallsyms(*text, ref, delta);
-      if (!t.ok()) continue;
+      auto shifted = ParseKallsyms(found->text, ref, delta);
+      if (shifted.ok()) found->tables = std::move(*shifted);
+      else found->tables.reset();
     }
-    kallsyms = std::move(*t);
+  }
+  if (found->tables) {
+    kallsyms = std::move(*found->tables);
     kallsyms_info.status = LoadStatus::kLoaded;
-    kallsyms_info.path = p;
+    kallsyms_info.path = found->path;
     return;
   }
   std::string want = bid.empty() ? "" : fmt::format(" with build-id {}", bid);
   kallsyms_info.status = LoadStatus::kNotFound;
-  kallsyms_info.message = fmt::format("[kernel.kallsyms]: no kallsyms{} (tried: {})", want, Join(tried));
+  kallsyms_info.message = fmt::format("[kernel.kallsyms]: no kallsyms{} (tried: {})", want, Join(found->tried));
 }
 
 // --vmlinux FILE: the kernel's ELF symbols (absolute st_value), build-id gated and

@@ -48,6 +48,13 @@ class Symbolizer {
   Symbolizer(SymbolizeOptions options, const Machine* machine);
   ~Symbolizer();
 
+  // Starts looking up and parsing the kernel's kallsyms on a helper thread (for the
+  // kernel build-id the machine knows now, usually from the header's build-id table),
+  // so that it is ready when the first kernel sample needs it. Without effect when
+  // --vmlinux is given or the kernel was already loaded; a prefetch for another
+  // build-id or anchor than the one finally needed is discarded.
+  void PrefetchKernelSymbols();
+
   // The symbol covering `addr` (the Map::MapIp of the sample ip) in `dso`, loading the
   // DSO's symbols on first use. nullptr when the DSO has no symbol there.
   const Symbol* Find(const Dso& dso, uint64_t addr);

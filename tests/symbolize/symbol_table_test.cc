@@ -122,5 +122,27 @@ TEST(SymbolTableTest, EmptyAndOverflow) {
   EXPECT_EQ(t.Find(UINT64_MAX - 1)->name, "top");
 }
 
+// Names live in chunks; they must survive growth, moves and copies, and a moved-from
+// table must not write into the chunks it gave away.
+TEST(SymbolTableTest, NamesSurviveChunksMovesAndCopies) {
+  SymbolTable t;
+  const std::string long_name(70000, 'x');  // bigger than a chunk
+  for (uint64_t i = 0; i < 20000; ++i) t.Add(0x1000 + i * 16, 16, "sym_" + std::to_string(i));
+  t.Add(0x100, 8, long_name);
+  t.Add(0x108, 8, "");
+  t.Finish();
+  SymbolTable moved = std::move(t);
+  t.Add(0x10, 8, "reused");  // the moved-from table is empty and usable
+  t.Finish();
+  EXPECT_EQ(t.size(), 1u);
+  EXPECT_EQ(t.Find(0x10)->name, "reused");
+  SymbolTable copy = moved;
+  moved = SymbolTable();  // frees the original chunks
+  EXPECT_EQ(copy.Find(0x1000 + 12345 * 16 + 3)->name, "sym_12345");
+  EXPECT_EQ(copy.Find(0x1000 + 19999 * 16)->name, "sym_19999");
+  EXPECT_EQ(copy.Find(0x104)->name, long_name);
+  EXPECT_EQ(copy.Find(0x108)->name, "");
+}
+
 }  // namespace
 }  // namespace perflens

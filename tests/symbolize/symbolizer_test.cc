@@ -163,5 +163,40 @@ TEST(SymbolizerTest, KernelAndModuleFromKallsymsFile) {
   EXPECT_EQ(s.Find(xfs, 0xffffffffc0001104)->name, "xfs_bar");
 }
 
+// The kernel looked up on a helper thread before the first sample gives the same
+// symbols as a lookup on first use, whether the prefetch's build-id turns out right
+// (the machine knew the kernel from the header) or not (it is discarded).
+TEST(SymbolizerTest, PrefetchedKernelSymbolsMatchLoadOnUse) {
+  TempDir dir;
+  testing::WriteFile(dir / "kallsyms",
+                     "ffffffff81000000 T _text\n"
+                     "ffffffff81000100 T start_kernel\n"
+                     "ffffffffc0001000 t xfs_foo\t[xfs]\n");
+  const std::string bid = "0102030405060708090a0b0c0d0e0f1011121314";
+  Machine with_kernel("x86_64");
+  BuildIdEntry e;
+  e.misc = 1;  // PERF_RECORD_MISC_KERNEL
+  e.build_id = *BuildId::FromHex(bid);
+  e.filename = "[kernel.kallsyms]";
+  with_kernel.AddBuildIds({e});
+  ASSERT_NE(with_kernel.kernel_dso(), nullptr);
+  Symbolizer early({.kallsyms = dir / "kallsyms"}, &with_kernel);
+  early.PrefetchKernelSymbols();
+  early.PrefetchKernelSymbols();  // a second call changes nothing
+  const Dso& kernel = *with_kernel.kernel_dso();
+  ASSERT_NE(early.Find(kernel, 0xffffffff81000150), nullptr) << early.Info(kernel).message;
+  EXPECT_EQ(early.Find(kernel, 0xffffffff81000150)->name, "start_kernel");
+  EXPECT_EQ(early.Info(kernel).path, dir / "kallsyms");
+
+  // Prefetched for no build-id, needed for one: looked up again, same answer.
+  Machine bare("x86_64");
+  Symbolizer late({.kallsyms = dir / "kallsyms"}, &bare);
+  late.PrefetchKernelSymbols();
+  Dso other(12, "[kernel.kallsyms]", DsoKind::kKernel);
+  other.set_build_id(*BuildId::FromHex(bid));
+  ASSERT_NE(late.Find(other, 0xffffffff81000150), nullptr) << late.Info(other).message;
+  EXPECT_EQ(late.Find(other, 0xffffffff81000150)->name, "start_kernel");
+}
+
 }  // namespace
 }  // namespace perflens
