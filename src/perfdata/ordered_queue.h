@@ -47,12 +47,7 @@ class OrderedQueue {
   template <typename Deliver>
   void Flush(uint64_t limit, Deliver& deliver) {
     if (head_ == q_.size()) return;
-    // Entries before `sorted_` are already sorted; sort the rest and merge.
-    auto first = q_.begin() + static_cast<long>(head_);
-    auto mid = q_.begin() + static_cast<long>(sorted_);
-    auto by_time = [](const Entry& a, const Entry& b) { return a.time < b.time; };
-    std::stable_sort(mid, q_.end(), by_time);
-    std::inplace_merge(first, mid, q_.end(), by_time);
+    SortUndelivered();
     size_t i = head_;
     while (i < q_.size() && q_[i].time <= limit) {
       deliver(q_[i].r);
@@ -70,7 +65,38 @@ class OrderedQueue {
     sorted_ = q_.size();
   }
 
+  // Sorts q_[head_, end) by time, stably. A round is a few sorted runs (one per CPU
+  // buffer, and the sorted leftover of the last round): find them and merge them
+  // pairwise through scratch_, which is kept (std::stable_sort allocated per round).
+  void SortUndelivered() {
+    runs_.clear();
+    runs_.push_back(head_);
+    for (size_t i = std::max(head_ + 1, sorted_); i < q_.size(); ++i)
+      if (q_[i].time < q_[i - 1].time) runs_.push_back(i);
+    runs_.push_back(q_.size());
+    if (runs_.size() > 2) scratch_.resize(q_.size());
+    auto by_time = [](const Entry& a, const Entry& b) { return a.time < b.time; };
+    while (runs_.size() > 2) {
+      size_t out = 1;
+      for (size_t k = 0; k + 1 < runs_.size(); k += 2) {
+        auto a = q_.begin() + static_cast<long>(runs_[k]);
+        auto b = q_.begin() + static_cast<long>(runs_[k + 1]);
+        if (k + 2 < runs_.size()) {
+          auto c = q_.begin() + static_cast<long>(runs_[k + 2]);
+          std::merge(a, b, b, c, scratch_.begin() + static_cast<long>(runs_[k]), by_time);
+          std::copy(scratch_.begin() + static_cast<long>(runs_[k]), scratch_.begin() + static_cast<long>(runs_[k + 2]), a);
+          runs_[out++] = runs_[k + 2];
+        } else {
+          runs_[out++] = runs_[k + 1];  // odd run out: stays for the next pass
+        }
+      }
+      runs_.resize(out);
+    }
+  }
+
   std::vector<Entry> q_;
+  std::vector<Entry> scratch_;
+  std::vector<size_t> runs_;  // run starts in q_, then q_.size()
   size_t head_ = 0;    // first undelivered entry
   size_t sorted_ = 0;  // q_[head_, sorted_) is sorted by time
   uint64_t max_timestamp_ = 0;

@@ -172,5 +172,39 @@ TEST(OrderedQueueTest, DeliversEverythingSortedAcrossRounds) {
   EXPECT_EQ(q.size(), 0u);
 }
 
+// The queue's merge of sorted runs must equal a stable sort: rounds made of several
+// per-CPU runs, many equal times (file order kept among them), and a fully reversed
+// round (one run per record), against std::stable_sort of the same stream.
+TEST(OrderedQueueTest, MergingRunsEqualsStableSort) {
+  OrderedQueue q;
+  std::vector<std::pair<uint64_t, uint64_t>> pushed, delivered;  // (time, sequence)
+  std::vector<uint8_t> dummy(8);
+  std::vector<uint64_t> time_of;
+  auto deliver = [&](const RecordView& r) { delivered.push_back({time_of[r.file_offset], r.file_offset}); };
+  uint64_t seq = 0;
+  auto push = [&](uint64_t t) {
+    RecordView r;
+    r.data = dummy.data();
+    r.file_offset = seq;
+    time_of.push_back(t);
+    pushed.push_back({t, seq++});
+    q.Push(t, r);
+  };
+  for (int round = 0; round < 12; ++round) {
+    const uint64_t base = 1000 * static_cast<uint64_t>(round);
+    if (round == 5) {
+      for (int i = 300; i > 0; --i) push(base + static_cast<uint64_t>(i));  // 300 runs of one
+    } else {
+      for (int cpu = 0; cpu < 1 + round % 4; ++cpu)  // one sorted run per CPU, with ties
+        for (int i = 0; i < 40; ++i) push(base + static_cast<uint64_t>(i / 3 * 7 + cpu));
+    }
+    q.FlushRound(deliver);
+  }
+  q.FlushAll(deliver);
+  std::vector<std::pair<uint64_t, uint64_t>> want = pushed;
+  std::stable_sort(want.begin(), want.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  EXPECT_EQ(delivered, want);
+}
+
 }  // namespace
 }  // namespace perflens
