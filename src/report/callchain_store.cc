@@ -62,11 +62,20 @@ void CallchainStore::MergeRows(size_t to, size_t from) {
   refs_[to].insert(refs_[to].end(), moved.begin(), moved.end());
 }
 
+CallchainStore::CallchainStore() = default;
+CallchainStore::~CallchainStore() = default;
+CallchainStore::CallchainStore(CallchainStore&&) noexcept = default;
+CallchainStore& CallchainStore::operator=(CallchainStore&&) noexcept = default;
+
 std::unique_ptr<CallchainNode> CallchainStore::Build(size_t row, const CallGraphParams& params,
-                                                     uint64_t total_period) const {
+                                                     uint64_t total_period, BuildScratch* scratch) const {
   auto root = std::make_unique<CallchainNode>();
   if (row >= refs_.size()) return root;
-  Scratch& s = scratch_;
+  if (!scratch) {
+    if (!scratch_) scratch_ = std::make_unique<BuildScratch>();
+    scratch = scratch_.get();
+  }
+  BuildScratch& s = *scratch;
   s.work = refs_[row];
   s.sorted.resize(s.work.size());
   // Per frame id, zero between nodes (reset through `seen`): sized once per store.

@@ -26,6 +26,11 @@ namespace perflens {
 
 class CallchainStore {
  public:
+  CallchainStore();
+  ~CallchainStore();
+  CallchainStore(CallchainStore&&) noexcept;
+  CallchainStore& operator=(CallchainStore&&) noexcept;
+
   // The id of `f`'s function key (ChainFrame::SameFunction: dso and symbol start, or dso
   // and ip when unresolved). The first frame seen with a key is the one printed.
   uint32_t InternFrame(const ChainFrame& f);
@@ -42,17 +47,30 @@ class CallchainStore {
 
   bool HasRefs(size_t row) const { return row < refs_.size() && !refs_[row].empty(); }
 
-  // perf's tree of `row` with the children PrintCallchain prints for `params` (and all
-  // counts exact). `total_period` is the histogram's total period. Not reentrant (one
-  // scratch per store); time proportional to the references of the nodes it expands.
-  std::unique_ptr<CallchainNode> Build(size_t row, const CallGraphParams& params, uint64_t total_period) const;
-
- private:
+  // One row's share of a stored chain.
   struct Ref {
-    uint32_t pos;  // next frame in pool_
+    uint32_t pos;  // next frame in the pool
     uint32_t len;  // frames left
     uint64_t period;
   };
+
+  // Build's working memory; one per thread building trees at the same time.
+  struct BuildScratch {
+    std::vector<Ref> work, sorted;         // the row's references, regrouped per node
+    std::vector<uint64_t> period, chains;  // per frame id below the current node
+    std::vector<size_t> bucket;            // per frame id: next slot in `sorted`
+    std::vector<uint32_t> seen, kept;      // frame ids below the current node
+  };
+
+  // perf's tree of `row` with the children PrintCallchain prints for `params` (and all
+  // counts exact). `total_period` is the histogram's total period. Time proportional to
+  // the references of the nodes it expands. Without `scratch` it uses the store's own,
+  // so only one such call may run at a time; calls with distinct scratches may run
+  // concurrently (nothing else may modify the store meanwhile).
+  std::unique_ptr<CallchainNode> Build(size_t row, const CallGraphParams& params, uint64_t total_period,
+                                       BuildScratch* scratch = nullptr) const;
+
+ private:
   struct FrameSlot {
     const Dso* dso = nullptr;
     uint64_t addr = 0;      // symbol start, or ip when unresolved
@@ -61,14 +79,7 @@ class CallchainStore {
   };
   void GrowFrames();
 
-  // Build's working memory, kept between calls (Build is not reentrant).
-  struct Scratch {
-    std::vector<Ref> work, sorted;       // the row's references, regrouped per node
-    std::vector<uint64_t> period, chains;  // per frame id below the current node
-    std::vector<size_t> bucket;            // per frame id: next slot in `sorted`
-    std::vector<uint32_t> seen, kept;      // frame ids below the current node
-  };
-  mutable Scratch scratch_;
+  mutable std::unique_ptr<BuildScratch> scratch_;  // for Build calls without one
 
   std::vector<uint32_t> pool_;
   std::vector<std::vector<Ref>> refs_;  // by row

@@ -40,10 +40,12 @@ class Hists {
   // The callchains of all rows (see CallchainStore).
   CallchainStore& chains() { return chains_; }
   // Row `e`'s tree in perf's form, pruned below what `params` prints; null without one.
-  std::unique_ptr<CallchainNode> BuildChain(const HistEntry* e, const CallGraphParams& params) const {
+  // Concurrent calls need distinct scratches (CallchainStore::Build).
+  std::unique_ptr<CallchainNode> BuildChain(const HistEntry* e, const CallGraphParams& params,
+                                            CallchainStore::BuildScratch* scratch = nullptr) const {
     size_t i = static_cast<size_t>(e - entries_.data());
     if (!chains_.HasRefs(i)) return nullptr;
-    return chains_.Build(i, params, total_period);
+    return chains_.Build(i, params, total_period, scratch);
   }
 
   const std::vector<const SortKey*>& keys() const { return keys_; }

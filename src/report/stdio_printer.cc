@@ -1,6 +1,10 @@
 #include "report/stdio_printer.h"
 
 #include <algorithm>
+#include <atomic>
+#include <span>
+#include <system_error>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -23,6 +27,32 @@ double Percent(uint64_t part, uint64_t total) {
 }
 
 void Pad(std::string* out, size_t n) { out->append(n, ' '); }
+
+// The call-graph text of each row (`texts` parallel to `rows`), made on two threads:
+// trees are independent, each thread builds with its own scratch, and the texts are
+// the same as one thread's.
+void CallGraphTexts(const Report& report, const Hists& h, std::span<const HistEntry* const> rows,
+                    std::vector<std::string>* texts) {
+  texts->assign(rows.size(), std::string());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    CallchainStore::BuildScratch scratch;
+    for (size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < rows.size();) {
+      const HistEntry* e = rows[i];
+      if (auto chain = h.BuildChain(e, report.call_graph(), &scratch))
+        PrintCallchain(*chain, report.call_graph(), h.total_period,
+                       report.children() ? e->acc.period : e->self.period, &(*texts)[i]);
+    }
+  };
+  std::thread helper;
+  try {
+    if (rows.size() > 1) helper = std::thread(work);
+  } catch (const std::system_error&) {
+    // No second thread: this one does all rows.
+  }
+  work();
+  if (helper.joinable()) helper.join();
+}
 
 }  // namespace
 
@@ -83,45 +113,56 @@ Status PrintReportStdio(const Report& report, std::string* out) {
       out->append("\n#\n");
     }
 
+    std::vector<const HistEntry*> printed;
     for (const HistEntry* e : rows) {
       uint64_t limit_period = report.sort_by_children() ? e->acc.period : e->self.period;
       if (o.percent_limit > 0 && Percent(limit_period, h.total_period) < o.percent_limit) continue;
-      if (!use_sep) out->append("  ");
-      for (size_t i = 0; i < fields.size(); ++i) {
-        const auto& f = fields[i];
-        if (i) out->append(use_sep ? sep : "  ");
-        cell.clear();
-        bool percent = true;
-        switch (f.kind) {
-          case FieldKind::kOverhead: fmt::format_to(std::back_inserter(cell), "{:.2f}%", Percent(e->self.period, h.total_period)); break;
-          case FieldKind::kOverheadSys: fmt::format_to(std::back_inserter(cell), "{:.2f}%", Percent(e->self.period_sys, h.total_period)); break;
-          case FieldKind::kOverheadUs: fmt::format_to(std::back_inserter(cell), "{:.2f}%", Percent(e->self.period_us, h.total_period)); break;
-          case FieldKind::kChildren: fmt::format_to(std::back_inserter(cell), "{:.2f}%", Percent(e->acc.period, h.total_period)); break;
-          case FieldKind::kSamples: percent = false; fmt::format_to(std::back_inserter(cell), "{}", e->self.nr_samples); break;
-          case FieldKind::kPeriod: percent = false; fmt::format_to(std::back_inserter(cell), "{}", e->self.period); break;
-          case FieldKind::kSortKey: f.key->print(*e, &cell); break;
-        }
-        if (f.numeric()) {
-          (void)percent;
-          if (use_sep) {
-            // perf prints " %-*s" in separator mode: a space, then left-aligned.
-            out->push_back(' ');
-            out->append(cell);
-            if (cell.size() + 1 < f.width) Pad(out, f.width - 1 - cell.size());
-          } else {
-            if (cell.size() < f.width) Pad(out, f.width - cell.size());
-            out->append(cell);
+      printed.push_back(e);
+    }
+    const bool graph = report.call_graph().mode != CallGraphMode::kNone;
+    std::vector<std::string> graphs;
+    // Rows in chunks: the call graphs of a chunk are made on both cores, then the chunk
+    // is printed in order (chunks bound the memory held by finished graph texts).
+    constexpr size_t kChunk = 256;
+    for (size_t chunk = 0; chunk < printed.size(); chunk += kChunk) {
+      std::span<const HistEntry* const> part(printed.data() + chunk, std::min(kChunk, printed.size() - chunk));
+      if (graph) CallGraphTexts(report, h, part, &graphs);
+      for (size_t pi = 0; pi < part.size(); ++pi) {
+        const HistEntry* e = part[pi];
+        if (!use_sep) out->append("  ");
+        for (size_t i = 0; i < fields.size(); ++i) {
+          const auto& f = fields[i];
+          if (i) out->append(use_sep ? sep : "  ");
+          cell.clear();
+          bool percent = true;
+          switch (f.kind) {
+            case FieldKind::kOverhead: fmt::format_to(std::back_inserter(cell), "{:.2f}%", Percent(e->self.period, h.total_period)); break;
+            case FieldKind::kOverheadSys: fmt::format_to(std::back_inserter(cell), "{:.2f}%", Percent(e->self.period_sys, h.total_period)); break;
+            case FieldKind::kOverheadUs: fmt::format_to(std::back_inserter(cell), "{:.2f}%", Percent(e->self.period_us, h.total_period)); break;
+            case FieldKind::kChildren: fmt::format_to(std::back_inserter(cell), "{:.2f}%", Percent(e->acc.period, h.total_period)); break;
+            case FieldKind::kSamples: percent = false; fmt::format_to(std::back_inserter(cell), "{}", e->self.nr_samples); break;
+            case FieldKind::kPeriod: percent = false; fmt::format_to(std::back_inserter(cell), "{}", e->self.period); break;
+            case FieldKind::kSortKey: f.key->print(*e, &cell); break;
           }
-        } else {
-          out->append(cell);
-          bool last = i + 1 == fields.size();
-          if ((!last || f.key->pad_last) && cell.size() < f.width) Pad(out, f.width - cell.size());
+          if (f.numeric()) {
+            (void)percent;
+            if (use_sep) {
+              // perf prints " %-*s" in separator mode: a space, then left-aligned.
+              out->push_back(' ');
+              out->append(cell);
+              if (cell.size() + 1 < f.width) Pad(out, f.width - 1 - cell.size());
+            } else {
+              if (cell.size() < f.width) Pad(out, f.width - cell.size());
+              out->append(cell);
+            }
+          } else {
+            out->append(cell);
+            bool last = i + 1 == fields.size();
+            if ((!last || f.key->pad_last) && cell.size() < f.width) Pad(out, f.width - cell.size());
+          }
         }
-      }
-      out->push_back('\n');
-      if (report.call_graph().mode != CallGraphMode::kNone) {
-        if (auto chain = h.BuildChain(e, report.call_graph()))
-          PrintCallchain(*chain, report.call_graph(), h.total_period, children ? e->acc.period : e->self.period, out);
+        out->push_back('\n');
+        if (graph) out->append(graphs[pi]);
       }
     }
     out->append("\n\n");
