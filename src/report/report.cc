@@ -1,6 +1,11 @@
 #include "report/report.h"
 
 #include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <system_error>
+#include <thread>
 
 #include "perfdata/perf_event.h"
 
@@ -75,7 +80,89 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   return r;
 }
 
+// Batches go from the reading thread to the hists thread and back empty. At most
+// kBatches exist, so the reader waits when the hists side falls behind (bounded
+// memory), and the hists side adds samples in exactly the order they were read.
+class Report::Pipeline {
+ public:
+  static constexpr size_t kBatches = 3;
+  static constexpr size_t kBatchSamples = 4096;
+
+  Pipeline() {
+    for (size_t i = 0; i < kBatches; ++i) {
+      all_.push_back(std::make_unique<Batch>());
+      all_.back()->samples.reserve(kBatchSamples);
+      free_.push_back(all_.back().get());
+    }
+  }
+  // Reader: an empty batch (waits for one).
+  Batch* TakeFree() {
+    std::unique_lock lock(m_);
+    cv_.wait(lock, [&] { return !free_.empty(); });
+    Batch* b = free_.front();
+    free_.pop_front();
+    return b;
+  }
+  void PushFull(Batch* b) {
+    {
+      std::lock_guard lock(m_);
+      full_.push_back(b);
+    }
+    cv_.notify_all();
+  }
+  void Close() {
+    {
+      std::lock_guard lock(m_);
+      closed_ = true;
+    }
+    cv_.notify_all();
+  }
+  // Hists side: the next full batch; nullptr once closed and drained.
+  Batch* TakeFull() {
+    std::unique_lock lock(m_);
+    cv_.wait(lock, [&] { return !full_.empty() || closed_; });
+    if (full_.empty()) return nullptr;
+    Batch* b = full_.front();
+    full_.pop_front();
+    return b;
+  }
+  void Recycle(Batch* b) {
+    b->samples.clear();
+    b->frames.clear();
+    {
+      std::lock_guard lock(m_);
+      free_.push_back(b);
+    }
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::vector<std::unique_ptr<Batch>> all_;
+  std::deque<Batch*> free_, full_;
+  bool closed_ = false;
+};
+
+Report::~Report() = default;
+
 Status Report::Process() {
+  pipeline_ = std::make_unique<Pipeline>();
+  batch_ = pipeline_->TakeFree();
+  std::thread hists_thread;
+  if (options_.use_threads) {
+    try {
+      hists_thread = std::thread([this] {
+        while (Batch* b = pipeline_->TakeFull()) {
+          AddBatch(*b);
+          pipeline_->Recycle(b);
+        }
+      });
+    } catch (const std::system_error&) {
+      // No second thread: Ship adds each batch on this one.
+    }
+  }
+  threaded_ = hists_thread.joinable();
   Status st = file_->ReadRecords(
       [this](const RecordView& r) {
         switch (r.type) {
@@ -96,8 +183,25 @@ Status Report::Process() {
         }
       },
       &read_stats_);
+  Ship();
+  pipeline_->Close();
+  if (hists_thread.joinable()) hists_thread.join();
+  pipeline_.reset();
+  batch_ = nullptr;
   for (Hists& h : hists_) h.ResolvePlaceholderComms();
   return st;
+}
+
+void Report::Ship() {
+  if (batch_->samples.empty()) return;
+  if (threaded_) {
+    pipeline_->PushFull(batch_);
+    batch_ = pipeline_->TakeFree();
+  } else {
+    AddBatch(*batch_);
+    batch_->samples.clear();
+    batch_->frames.clear();
+  }
 }
 
 bool Report::Filtered(const Thread* thread, const AddrLocation& al) const {
@@ -117,58 +221,85 @@ void Report::ProcessSample(const RecordView& r) {
   Sample s;
   const Evsel* ev = nullptr;
   if (!counters_.Parse(*file_, r, &s, &ev)) return;
-  Hists& hists = hists_[ev->index];
-  hists.total_period += s.period;
-  hists.nr_samples += 1;
   const uint16_t cpumode = s.cpumode();
-  if (cpumode == kMiscKernel) hists.total_period_sys += s.period;
-  else if (cpumode == kMiscUser) hists.total_period_us += s.period;
-  else if (cpumode == kMiscGuestKernel || cpumode == kMiscGuestUser) ++counters_.nr_guest;
+  if (cpumode == kMiscGuestKernel || cpumode == kMiscGuestUser) ++counters_.nr_guest;
 
   Thread* thread = machine_->FindOrCreateThread(s.pid, s.tid);
   AddrLocation al = resolver_->Resolve(thread, cpumode, s.ip);
   if (!al.dso) ++counters_.nr_no_map;
   else if (!al.sym) ++counters_.nr_no_symbol;
   if (al.dso) al.dso->hit = true;
-  if (Filtered(thread, al)) return;
 
+  Batch& b = *batch_;
+  PendingSample& p = b.samples.emplace_back();
+  p.evsel = static_cast<uint32_t>(ev->index);
+  p.cpumode = cpumode;
+  p.comm = thread->comm_ptr();
+  p.thread = thread;
+  p.pid = thread->pid();
+  p.tid = thread->tid();
+  p.cpu = s.cpu;
+  p.period = s.period;
+  p.al = al;
+  p.frames_begin = p.frames_end = static_cast<uint32_t>(b.frames.size());
+  p.filtered = Filtered(thread, al);
+  if (!p.filtered && (children_ || call_graph_.mode != CallGraphMode::kNone)) {
+    p.chain_ok = ResolveCallchain(thread, s, al.level, &b);
+    p.frames_end = static_cast<uint32_t>(b.frames.size());
+  }
+  if (b.samples.size() >= Pipeline::kBatchSamples) Ship();
+}
+
+void Report::AddBatch(const Batch& b) {
+  for (const PendingSample& p : b.samples)
+    AddSample(p, std::span<const AddrLocation>(b.frames).subspan(p.frames_begin, p.frames_end - p.frames_begin));
+}
+
+void Report::AddSample(const PendingSample& p, std::span<const AddrLocation> frames) {
+  Hists& hists = hists_[p.evsel];
+  hists.total_period += p.period;
+  hists.nr_samples += 1;
+  if (p.cpumode == kMiscKernel) hists.total_period_sys += p.period;
+  else if (p.cpumode == kMiscUser) hists.total_period_us += p.period;
+  if (p.filtered) return;
+
+  const AddrLocation& al = p.al;
   HistEntry proto;
-  proto.comm = thread->comm_ptr();
-  proto.thread = thread;
-  proto.pid = thread->pid();
-  proto.tid = thread->tid();
-  proto.cpu = s.cpu;
+  proto.comm = p.comm;
+  proto.thread = p.thread;
+  proto.pid = p.pid;
+  proto.tid = p.tid;
+  proto.cpu = p.cpu;
   proto.dso = al.dso;
   proto.sym = al.sym;
   proto.addr = al.addr;
   proto.level = al.level;
   size_t self_row = hists.FindOrAdd(proto);
-  Hists::AddSelf(&hists.at(self_row), s.period, cpumode);
+  Hists::AddSelf(&hists.at(self_row), p.period, p.cpumode);
   const bool graph = call_graph_.mode != CallGraphMode::kNone;
   if (!children_ && !graph) return;
 
-  bool chain_ok = ResolveCallchain(thread, s, al.level);
   uint32_t chain_pos = 0;
   if (graph) {
     // The chain in print order: callee first (the kernel's order) or caller first.
     chain_.clear();
-    for (const AddrLocation& fl : frames_) chain_.push_back(hists.chains().InternFrame({fl.dso, fl.sym, fl.addr}));
+    for (const AddrLocation& fl : frames) chain_.push_back(hists.chains().InternFrame({fl.dso, fl.sym, fl.addr}));
     if (call_graph_.caller_order) std::reverse(chain_.begin(), chain_.end());
     chain_pos = hists.chains().AddChain(chain_);
-    hists.chains().AddRef(self_row, chain_pos, 0, static_cast<uint32_t>(chain_.size()), s.period);
+    hists.chains().AddRef(self_row, chain_pos, 0, static_cast<uint32_t>(chain_.size()), p.period);
   }
   if (!children_) return;
 
   // Children: every distinct row on the callchain gets the period once (perf's
   // hist_entry_iter cumulative mode, deduplicated by sort keys), walking the chain in
   // print order; each such row's graph gets the part of the chain from it onwards.
-  Hists::AddAcc(&hists.at(self_row), s.period);
+  Hists::AddAcc(&hists.at(self_row), p.period);
   chain_rows_.clear();
   chain_rows_.push_back(self_row);
-  if (!chain_ok) return;
-  const size_t n = frames_.size();
+  if (!p.chain_ok) return;
+  const size_t n = frames.size();
   for (size_t k = 0; k < n; ++k) {
-    const AddrLocation& fl = frames_[call_graph_.caller_order ? n - 1 - k : k];
+    const AddrLocation& fl = frames[call_graph_.caller_order ? n - 1 - k : k];
     proto.dso = fl.dso;
     proto.sym = fl.sym;
     proto.addr = fl.addr;
@@ -176,13 +307,12 @@ void Report::ProcessSample(const RecordView& r) {
     size_t row = hists.FindOrAdd(proto);
     if (std::find(chain_rows_.begin(), chain_rows_.end(), row) != chain_rows_.end()) continue;
     chain_rows_.push_back(row);
-    Hists::AddAcc(&hists.at(row), s.period);
-    if (graph) hists.chains().AddRef(row, chain_pos, static_cast<uint32_t>(k), static_cast<uint32_t>(n), s.period);
+    Hists::AddAcc(&hists.at(row), p.period);
+    if (graph) hists.chains().AddRef(row, chain_pos, static_cast<uint32_t>(k), static_cast<uint32_t>(n), p.period);
   }
 }
 
-bool Report::ResolveCallchain(Thread* thread, const Sample& s, char sample_level) {
-  frames_.clear();
+bool Report::ResolveCallchain(Thread* thread, const Sample& s, char sample_level, Batch* batch) {
   if (!perflens::ResolveCallchain(*resolver_, thread, s.callchain, options_.max_stack, &chain_frames_,
                                   options_.adjust_return_addresses, call_graph_.caller_order)) {
     ++counters_.nr_bad_callchains;
@@ -194,7 +324,7 @@ bool Report::ResolveCallchain(Thread* thread, const Sample& s, char sample_level
     // the maps the node was found in, else stays the sample's.
     if (!fl.sym) fl.addr = f.ip;
     fl.level = fl.dso ? (fl.dso->is_kernel() ? 'k' : '.') : sample_level;
-    frames_.push_back(fl);
+    batch->frames.push_back(fl);
   }
   return true;
 }

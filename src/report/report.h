@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,8 @@ struct ReportCounters : SampleCounts {
 
 class Report {
  public:
+  ~Report();
+
   // Errors: bad sort keys or fields.
   static Result<std::unique_ptr<Report>> Create(PerfFile* file, const ReportOptions& options);
 
@@ -54,11 +57,36 @@ class Report {
   std::vector<std::string> SummaryLines() const;
 
  private:
+  // A sample resolved on the reading thread, waiting to be added to its Hists.
+  struct PendingSample {
+    uint32_t evsel = 0;
+    uint16_t cpumode = 0;
+    bool filtered = false;  // by --comms/--pids/--tids/--dsos/--symbols
+    bool chain_ok = true;   // false: corrupt chain (guest/unknown context marker)
+    const std::string* comm = nullptr;
+    const Thread* thread = nullptr;
+    uint32_t pid = 0, tid = 0, cpu = 0;
+    uint64_t period = 0;
+    AddrLocation al;
+    uint32_t frames_begin = 0, frames_end = 0;  // its callchain in Batch::frames
+  };
+  struct Batch {
+    std::vector<PendingSample> samples;
+    std::vector<AddrLocation> frames;  // callee first, keyed as perf's callchain nodes
+  };
+  class Pipeline;
+
   Report() = default;
+  // Reading thread: decodes and resolves one sample into the current batch.
   void ProcessSample(const RecordView& r);
+  // Hands the current batch to the hists side (or adds it here without a second thread).
+  void Ship();
+  // Hists side: adds a batch's samples, in order.
+  void AddBatch(const Batch& b);
+  void AddSample(const PendingSample& p, std::span<const AddrLocation> frames);
   bool Filtered(const Thread* thread, const AddrLocation& al) const;
-  // Resolves s.callchain into frames_; false (and frames_ empty) for a corrupt chain.
-  bool ResolveCallchain(Thread* thread, const Sample& s, char sample_level);
+  // Resolves s.callchain into the batch's frames; false for a corrupt chain.
+  bool ResolveCallchain(Thread* thread, const Sample& s, char sample_level, Batch* batch);
 
   PerfFile* file_ = nullptr;
   ReportOptions options_;
@@ -72,11 +100,15 @@ class Report {
   bool children_ = false;
   bool sort_by_children_ = false;
   bool has_callchains_ = false;
-  std::vector<size_t> chain_rows_;     // per-sample dedup scratch, reused (no allocation)
-  std::vector<CallchainFrame> chain_frames_;  // per-sample walk scratch, reused
-  std::vector<AddrLocation> frames_;   // per-sample resolved callchain, reused
-  std::vector<uint32_t> chain_;        // frames_ as interned frame ids in print order, reused
   CallGraphParams call_graph_;
+  // Reading side.
+  std::unique_ptr<Pipeline> pipeline_;
+  Batch* batch_ = nullptr;             // being filled
+  bool threaded_ = false;              // a second thread adds the batches
+  std::vector<CallchainFrame> chain_frames_;  // per-sample walk scratch, reused
+  // Hists side (the second thread while Process runs).
+  std::vector<size_t> chain_rows_;     // per-sample dedup scratch, reused (no allocation)
+  std::vector<uint32_t> chain_;        // interned frame ids in print order, reused
 };
 
 }  // namespace perflens

@@ -27,6 +27,9 @@ struct ReportOptions {
   std::vector<std::string> comms, dsos, symbols;
   std::vector<uint32_t> pids, tids;
   SymbolizeOptions symbolize;
+  // Use a second thread (hists beside reading, call graphs beside printing). The
+  // output is the same either way; false keeps everything on the calling thread.
+  bool use_threads = true;
 };
 
 }  // namespace perflens

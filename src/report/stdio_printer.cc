@@ -46,7 +46,7 @@ void CallGraphTexts(const Report& report, const Hists& h, std::span<const HistEn
   };
   std::thread helper;
   try {
-    if (rows.size() > 1) helper = std::thread(work);
+    if (rows.size() > 1 && report.options().use_threads) helper = std::thread(work);
   } catch (const std::system_error&) {
     // No second thread: this one does all rows.
   }

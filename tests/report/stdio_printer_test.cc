@@ -273,5 +273,57 @@ TEST(StdioPrinterUnitsTest, UnresolvedRowsWidenTheDsoColumn) {
       << out;
 }
 
+// The second thread changes nothing: many batches of samples (with callchains, a
+// comm change and a new map mid-stream, rows merged by ResolvePlaceholderComms) give
+// byte-identical reports with and without it, in every call-graph mode.
+TEST_F(StdioPrinterTest, SecondThreadGivesTheSameReport) {
+  UseJitPid(47140);
+  const uint32_t pid = pid_;
+  PerfDataWriter w;
+  w.AddAttr(CpuClock(true));
+  PerfDataWriter::Mmap2Fields m;
+  m.pid = m.tid = pid;
+  m.start = kBase;
+  m.len = 0x10000;
+  m.prot = 5;
+  m.flags = 0x22;
+  m.filename = "//anon";
+  const uint64_t fns[] = {kBase + 0x1040, kBase + 0x2030, kBase + 0x3020, kBase + 0x4010, kBase + 0x5010,
+                          kBase + 0x9abc};
+  uint64_t x = 12345;
+  for (int i = 0; i < 20000; ++i) {
+    if (i == 3) w.Mmap2(m);  // the first samples have no map
+    if (i == 7000) w.Comm(pid, pid, "renamed");
+    if (i == 100) w.Comm(pid, pid + 1, "worker");
+    SampleFields s;
+    s.pid = pid;
+    s.tid = i % 3 == 0 ? pid + 1 : pid;  // the worker thread, sampled before its COMM too
+    s.period = 1000 + static_cast<uint64_t>(i % 7);
+    s.callchain.push_back(kContextUser);
+    const int depth = 1 + i % 5;
+    for (int d = 0; d < depth; ++d) {
+      x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+      s.callchain.push_back(fns[(x >> 33) % 6]);
+    }
+    s.ip = s.callchain[1];
+    w.Sample(0, s);
+  }
+  const std::vector<uint8_t> bytes = w.Finish();
+  for (const char* g : {"graph,0.5", "fractal,0", "folded,0", "none"}) {
+    for (bool children : {true, false}) {
+      ReportOptions o;
+      o.call_graph = g;
+      o.children = children;
+      o.use_threads = false;
+      std::string one = Run(bytes, o);
+      o.use_threads = true;
+      std::string two = Run(bytes, o);
+      ASSERT_GT(one.size(), 300u);
+      EXPECT_NE(one.find("renamed"), std::string::npos);
+      EXPECT_EQ(one, two) << g << (children ? " --children" : " --no-children");
+    }
+  }
+}
+
 }  // namespace
 }  // namespace perflens
