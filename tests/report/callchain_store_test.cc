@@ -4,6 +4,7 @@
 // minus exactly the children below the print threshold.
 #include "report/callchain_store.h"
 
+#include <deque>
 #include <random>
 #include <string>
 #include <vector>
@@ -15,9 +16,13 @@ namespace {
 
 struct Fixture {
   Dso app{0, "/usr/bin/app", DsoKind::kUser};
+  std::deque<std::string> names;  // Symbol::name views into these
   std::vector<Symbol> syms;
   Fixture() {
-    for (uint64_t i = 0; i < 12; ++i) syms.push_back({0x1000 + i * 0x100, 0x1080 + i * 0x100, "f" + std::to_string(i)});
+    for (uint64_t i = 0; i < 12; ++i) {
+      names.push_back("f" + std::to_string(i));
+      syms.push_back({0x1000 + i * 0x100, 0x1080 + i * 0x100, names.back()});
+    }
   }
   // Frame `i`; i >= 12 is an unresolved ip.
   ChainFrame F(size_t i) {
