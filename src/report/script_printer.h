@@ -27,6 +27,8 @@
 
 namespace perflens {
 
+class TextBuffer;
+
 // -F fields (perf's PERF_OUTPUT_* subset).
 enum ScriptField : uint32_t {
   kFieldComm = 1u << 0,
@@ -101,14 +103,14 @@ struct ScriptCounters : SampleCounts {
 class Script {
  public:
   static constexpr size_t kFlushBytes = 1 << 20;
-  using FlushFn = std::function<void(std::string*)>;
+  // Receives the text in order, in chunks of about kFlushBytes.
+  using WriteFn = std::function<void(std::string_view)>;
 
   // Errors: bad -F, or a requested field the recording lacks.
   static Result<std::unique_ptr<Script>> Create(PerfFile* file, const ScriptOptions& options);
 
-  // Reads every record. Text is appended to *out; `flush(out)` is called whenever it
-  // grows past kFlushBytes (it should write and clear it). Folded lines come at the end.
-  Status Run(std::string* out, const FlushFn& flush);
+  // Reads every record and hands the text to `write`. Folded lines come at the end.
+  Status Run(const WriteFn& write);
 
   const ScriptCounters& counters() const { return counters_; }
   const ReadStats& read_stats() const { return read_stats_; }
@@ -117,9 +119,9 @@ class Script {
 
  private:
   Script() = default;
-  void ProcessSample(const RecordView& r, std::string* out);
+  void ProcessSample(const RecordView& r, TextBuffer* out);
   void PrintSample(const Sample& s, const Evsel& ev, Thread* thread, const AddrLocation& al,
-                   bool has_chain, std::string* out);
+                   bool has_chain, TextBuffer* out);
   bool Filtered(const Thread* thread) const;
 
   PerfFile* file_ = nullptr;

@@ -88,14 +88,11 @@ struct Fixture {
     auto script = Script::Create(file->get(), options);
     EXPECT_TRUE(script.ok()) << script.error().message;
     if (!script.ok()) return "";
-    std::string out, all;
-    Status st = (*script)->Run(&out, [&](std::string* s) {
-      all += *s;
-      s->clear();
-    });
+    std::string all;
+    Status st = (*script)->Run([&](std::string_view s) { all += s; });
     EXPECT_TRUE(st.ok());
     if (counters) *counters = (*script)->counters();
-    return all + out;
+    return all;
   }
 };
 
@@ -322,9 +319,8 @@ void CompareWithPerf(const std::string& record_args, const std::string& script_f
   options.fields = script_fields;
   auto script = Script::Create(file->get(), options);
   ASSERT_TRUE(script.ok()) << script.error().message;
-  std::string ours, all;
-  ASSERT_TRUE((*script)->Run(&ours, [&](std::string* s) { all += *s; s->clear(); }).ok());
-  ours = all + ours;
+  std::string ours;
+  ASSERT_TRUE((*script)->Run([&](std::string_view s) { ours += s; }).ok());
 
   std::vector<std::string> want = Lines(perf_out), got = Lines(ours);
   EXPECT_EQ(got.size(), want.size());
