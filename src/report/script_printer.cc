@@ -1,6 +1,7 @@
 #include "report/script_printer.h"
 
 #include <algorithm>
+#include <cstring>
 #include <iterator>
 
 #include <fmt/format.h>
@@ -228,6 +229,7 @@ Result<std::unique_ptr<Script>> Script::Create(PerfFile* file, const ScriptOptio
     }
     s->fields_.push_back(fields);
     s->evsel_chain_.push_back(use_callchain && (ev.attr.sample_type & kSampleCallchain));
+    if (s->evsel_chain_.back() && !s->folded_mode_) s->frame_lines_.resize(kFrameLines);
     s->name_width_ = std::max(s->name_width_, ev.name.size());
   }
 
@@ -343,20 +345,11 @@ void Script::PrintSample(const Sample& s, const Evsel& ev, Thread* thread, const
       // sample__fprintf_callchain: one line per frame; a corrupt chain prints none.
       *p++ = '\n';
       out->Commit(p);
-      if (!ResolveCallchain(*resolver_, thread, s.callchain, options_.max_stack, &frames_))
+      const size_t frames_start = out->size();
+      if (!WalkCallchain(s.callchain, options_.max_stack, false,
+                         [&](uint64_t ip, uint16_t cpumode, bool) { PrintFrame(thread, cpumode, ip, f, out); })) {
+        out->Truncate(frames_start);
         ++counters_.nr_bad_callchains;
-      for (const CallchainFrame& fr : frames_) {
-        const AddrLocation& fl = fr.al;
-        p = out->Reserve(24 + SymbolBound(fl) + DsoNameBound(fl.dso));
-        *p++ = '\t';
-        p = PutHex(p, fl.dso && !fl.dso->is_kernel() ? fl.addr : fr.ip, 16);
-        if (sym) {
-          *p++ = ' ';
-          p = PutSymbol(p, fl, symoff);
-        }
-        if (dso) p = PutDso(p, fl);
-        *p++ = '\n';
-        out->Commit(p);
       }
       p = out->Reserve(1);
     } else {
@@ -371,6 +364,48 @@ void Script::PrintSample(const Sample& s, const Evsel& ev, Thread* thread, const
   }
   *p++ = '\n';
   out->Commit(p);
+}
+
+void Script::PrintFrame(Thread* thread, uint16_t cpumode, uint64_t ip, uint32_t f, TextBuffer* out) {
+  static_assert(kFieldSymOff == kFieldSym << 1 && kFieldDso == kFieldSym << 2);
+  const auto line_fields = static_cast<uint8_t>((f / kFieldSym) & 7);
+  FrameLine* line = nullptr;
+  uint64_t maps_id = 0, generation = 0;
+  if (const Maps* maps = machine_->MapsFor(thread, cpumode)) {
+    maps_id = maps->id();
+    generation = maps->generation();
+    size_t h = (ip * 0x9E3779B97F4A7C15ULL ^ maps_id * 0xC2B2AE3D27D4EB4FULL) >> 50;
+    line = &frame_lines_[h & (kFrameLines - 1)];
+    if (line->maps_id == maps_id && line->generation == generation && line->ip == ip &&
+        line->fields == line_fields) {
+      // A fixed-size copy (the room is reserved) is a few vector moves; a
+      // variable-size one became `rep movs`, slow for ~80 bytes.
+      char* p = out->Reserve(sizeof(line->text));
+      memcpy(p, line->text, sizeof(line->text));
+      out->Commit(p + line->size);
+      return;
+    }
+  }
+  const AddrLocation al = resolver_->Resolve(thread, cpumode, ip);
+  char* const start = out->Reserve(24 + SymbolBound(al) + DsoNameBound(al.dso));
+  char* p = start;
+  *p++ = '\t';
+  p = PutHex(p, al.dso && !al.dso->is_kernel() ? al.addr : ip, 16);
+  if (f & kFieldSym) {
+    *p++ = ' ';
+    p = PutSymbol(p, al, f & kFieldSymOff);
+  }
+  if (f & kFieldDso) p = PutDso(p, al);
+  *p++ = '\n';
+  out->Commit(p);
+  const size_t size = static_cast<size_t>(p - start);
+  if (!line || size > sizeof(line->text)) return;
+  line->maps_id = maps_id;
+  line->generation = generation;
+  line->ip = ip;
+  line->fields = line_fields;
+  line->size = static_cast<uint8_t>(size);
+  memcpy(line->text, start, size);
 }
 
 std::vector<std::string> Script::SummaryLines() const {

@@ -166,6 +166,8 @@ class TextBuffer {
   size_t size() const { return static_cast<size_t>(pos_ - data_.get()); }
   size_t capacity() const { return static_cast<size_t>(end_ - data_.get()); }
   void clear() { pos_ = data_.get(); }
+  // Drops the text after the first `size` bytes.
+  void Truncate(size_t size) { pos_ = data_.get() + std::min(size, this->size()); }
 
  private:
   char* Grow(size_t n) {

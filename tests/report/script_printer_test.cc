@@ -153,6 +153,55 @@ TEST(ScriptTest, CallchainSamplesMatchPerfLayout) {
   EXPECT_EQ(c.nr_bad_callchains, 1u);
 }
 
+// Script keeps the text of recent callchain lines: a repeated frame must print as an
+// uncached one would, after the maps changed too; a line too long to keep still prints
+// whole; frames printed before a corrupt marker are dropped.
+TEST(ScriptTest, RepeatedCallchainLinesFollowMapChanges) {
+  Fixture fx;
+  const std::string long_name(150, 'L');
+  WriteText(fx.jit_map, "7f0000000100 40 jit_leaf\n7f0000000200 80 " + long_name + "\n");
+  PerfDataWriter w;
+  int ev = w.AddAttr(CpuClock(kChainType));
+  fx.AddSideBand(&w);
+  const std::vector<uint64_t> chain = {kContextKernel, kKernelText + 0x110, kContextUser, kJitStart + 0x110,
+                                       kJitStart + 0x210};
+  SampleFields s = At(fx.pid, 1000000000ULL, kKernelText + 0x110, kMiscKernel);
+  s.callchain = chain;
+  w.Sample(ev, s);
+  s.time += 1000;
+  w.Sample(ev, s);
+  // The MMAP has no time: two rounds end (perf flushes up to the previous round's
+  // last time) so that it is delivered after these samples.
+  w.FinishedRound();
+  w.FinishedRound();
+  w.Mmap(fx.pid, fx.pid, kJitStart, 0x1000, 0, "/nonexistent/libjit.so");  // replaces the JIT map
+  s.time += 1000;
+  w.Sample(ev, s);
+  s.time += 1000;
+  s.callchain = {kContextKernel, kKernelText + 0x110, kContextUser, kJitStart + 0x110, kContextGuest, 0x1000};
+  w.Sample(ev, s);
+  fx.options.fields = "ip,sym,symoff,dso";
+  const std::vector<std::string> before = {
+      "\tffffffff81000110 do_syscall_64+0x10 ([kernel.kallsyms])",
+      "\t    7f0000000110 jit_leaf+0x10 (" + fx.jit_map + ")",
+      "\t    7f0000000210 " + long_name + "+0x10 (" + fx.jit_map + ")",
+  };
+  // A block: the (empty) sample line, the frames, an empty line.
+  std::vector<std::string> want;
+  for (int i = 0; i < 2; ++i) {
+    want.push_back("");
+    want.insert(want.end(), before.begin(), before.end());
+    want.push_back("");
+  }
+  want.insert(want.end(), {"", "\tffffffff81000110 do_syscall_64+0x10 ([kernel.kallsyms])",
+                           "\t             110 [unknown] (/nonexistent/libjit.so)",
+                           "\t             210 [unknown] (/nonexistent/libjit.so)", ""});
+  want.insert(want.end(), {"", ""});  // the corrupt chain: no frames
+  ScriptCounters c;
+  EXPECT_EQ(Lines(fx.Run(w.Finish(), &c)), want);
+  EXPECT_EQ(c.nr_bad_callchains, 1u);
+}
+
 TEST(ScriptTest, FlatSamplesPadCommAndShowCpu) {
   Fixture fx;
   PerfDataWriter w;
