@@ -54,7 +54,7 @@ class SymbolTable {
  private:
   std::string_view Store(std::string_view s);
   std::vector<Symbol> symbols_;
-  std::deque<std::string> arena_;
+  std::deque<std::string> arena_;  // blocks filled up to their capacity, never grown
 };
 
 }  // namespace perflens
