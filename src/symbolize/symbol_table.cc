@@ -86,8 +86,10 @@ void SymbolTable::Add(uint64_t start, uint64_t size, std::string_view name, uint
 void SymbolTable::Finish() {
   if (symbols_.empty()) return;
   // Stable: among equal starts the earlier Add comes first, like perf's rb-tree insert.
-  std::stable_sort(symbols_.begin(), symbols_.end(),
-                   [](const Symbol& a, const Symbol& b) { return a.start < b.start; });
+  // Often already sorted (kallsyms, perf maps, a second Finish): then skip the sort.
+  auto by_start = [](const Symbol& a, const Symbol& b) { return a.start < b.start; };
+  if (!std::is_sorted(symbols_.begin(), symbols_.end(), by_start))
+    std::stable_sort(symbols_.begin(), symbols_.end(), by_start);
   // symbols__fixup_end: a zero-size symbol reaches the next start; the last one gets
   // the rest of its page plus one page.
   for (size_t i = 0; i + 1 < symbols_.size(); ++i) {
