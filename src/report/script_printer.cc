@@ -44,7 +44,7 @@ bool Contains(const std::vector<std::string>& list, std::string_view s) {
   return std::find(list.begin(), list.end(), s) != list.end();
 }
 
-// Room AppendSymbol needs: the name or "[unknown]", and "+0x" with 16 hex digits.
+// Room PutSymbol needs: the name or "[unknown]", and "+0x" with 16 hex digits.
 size_t SymbolBound(const AddrLocation& al) { return (al.sym ? al.sym->name.size() : 9) + 3 + 16; }
 
 // __symbol__fprintf_symname_offs.

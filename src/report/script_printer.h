@@ -146,7 +146,7 @@ class Script {
     uint64_t ip = 0;
     uint8_t fields = 0;  // the sym/symoff/dso bits, shifted down
     uint8_t size = 0;
-    char text[102];
+    char text[102] = {};  // copied whole on a hit: keep the tail initialized
   };
   static constexpr size_t kFrameLines = 8192;
   std::vector<FrameLine> frame_lines_;  // kFrameLines when callchains are printed
