@@ -20,11 +20,7 @@ struct ScriptArgs {
   ScriptOptions options;
 };
 
-
-void Write(std::string* s) {
-  fwrite(s->data(), 1, s->size(), stdout);
-  s->clear();
-}
+void Write(std::string_view s) { fwrite(s.data(), 1, s.size(), stdout); }
 
 int RunScript(ScriptArgs& a) {
   ScriptOptions& o = a.options;
@@ -49,10 +45,7 @@ int RunScript(ScriptArgs& a) {
     fmt::print(stderr, "perflens: {}\n", script.error().message);
     return 1;
   }
-  std::string out;
-  out.reserve(Script::kFlushBytes + (64 << 10));
-  Status st = (*script)->Run(&out, Write);
-  Write(&out);
+  Status st = (*script)->Run(Write);
   fflush(stdout);
   if (!st) {
     fmt::print(stderr, "perflens: {}\n", st.error().message);

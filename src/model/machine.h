@@ -15,6 +15,7 @@
 #include "model/dso.h"
 #include "model/maps.h"
 #include "model/thread.h"
+#include "perfdata/perf_event.h"
 #include "perfdata/perf_file.h"
 
 namespace perflens {
@@ -51,6 +52,11 @@ class Machine {
   // The map holding `ip` for a sample of `thread` in `cpumode` (kernel maps for kernel
   // cpumode, the process maps for user), or nullptr. Hypervisor/guest → nullptr.
   const Map* FindMap(Thread* thread, uint16_t cpumode, uint64_t ip);
+  // The Maps FindMap searches for `thread` in `cpumode`, or nullptr when none.
+  const Maps* MapsFor(const Thread* thread, uint16_t cpumode) const {
+    if (cpumode == kMiscKernel) return &kernel_maps_;
+    return cpumode == kMiscUser && thread ? &thread->maps() : nullptr;
+  }
 
   Maps& kernel_maps() { return kernel_maps_; }
   const Maps& kernel_maps() const { return kernel_maps_; }

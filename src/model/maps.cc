@@ -1,8 +1,14 @@
 #include "model/maps.h"
 
 #include <algorithm>
+#include <atomic>
 
 namespace perflens {
+
+uint64_t Maps::NextId() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
 
 void Maps::Insert(const Map& m) {
   ++generation_;

@@ -15,6 +15,16 @@ namespace perflens {
 
 class Maps {
  public:
+  Maps() : id_(NextId()) {}
+  // A copy is another address space (a fork's): it gets an id of its own.
+  Maps(const Maps& other) : maps_(other.maps_), generation_(other.generation_), id_(NextId()) {}
+  Maps& operator=(const Maps& other) {
+    maps_ = other.maps_;
+    generation_ = other.generation_;
+    id_ = NextId();
+    return *this;
+  }
+
   void Insert(const Map& map);
   // The map holding `ip`, or nullptr. O(log n).
   const Map* Find(uint64_t ip) const;
@@ -24,10 +34,16 @@ class Maps {
   size_t size() const { return maps_.size(); }
   // Bumped on every change so per-thread lookup caches can be invalidated.
   uint64_t generation() const { return generation_; }
+  // Never 0 and never shared by two Maps of this process, even after one is freed, so
+  // (id, generation) names one state of one address space without holding a pointer.
+  uint64_t id() const { return id_; }
 
  private:
+  static uint64_t NextId();
+
   std::vector<Map> maps_;  // sorted by start, non-overlapping
   uint64_t generation_ = 0;
+  uint64_t id_;
 };
 
 }  // namespace perflens

@@ -160,6 +160,11 @@ void Value(const CallGraphParams& p, uint64_t hits, uint64_t count, uint64_t tot
   fmt::format_to(std::back_inserter(*out), "{:.2f}%", pct);
 }
 
+// perf keeps the graph's "|" columns in an int bit mask and shifts by the depth, which
+// on x86 wraps at 32 (the shift count is taken mod 32): past depth 31 the columns
+// repeat the pattern of the first 32. Reproduced so deep graphs print as perf's do.
+constexpr uint32_t Bit(int i) { return 1u << (static_cast<unsigned>(i) & 31u); }
+
 void PrintGraphLevel(const CallchainNode& parent, const CallGraphParams& p, uint64_t total_period,
                      uint64_t total, int depth, uint32_t depth_mask, int left_margin, std::string* out) {
   auto kids = SortedChildren(parent, MinHit(p, total_period, parent));
@@ -169,17 +174,17 @@ void PrintGraphLevel(const CallchainNode& parent, const CallGraphParams& p, uint
     const CallchainNode* child = kids[k];
     remaining -= std::min(remaining, child->cumul());
     bool last = k + 1 == kids.size();
-    if (last && (p.mode != CallGraphMode::kFractal || remaining == 0)) new_mask &= ~(1u << (depth - 1));
+    if (last && (p.mode != CallGraphMode::kFractal || remaining == 0)) new_mask &= ~Bit(depth - 1);
     // Separator line keeps the old mask.
     out->append(kMargin);
     out->append(static_cast<size_t>(left_margin), ' ');
-    for (int i = 0; i < depth; ++i) out->append((depth_mask & (1u << i)) ? "|          " : "           ");
+    for (int i = 0; i < depth; ++i) out->append((depth_mask & Bit(i)) ? "|          " : "           ");
     out->push_back('\n');
     for (size_t e = 0; e < child->val.size(); ++e) {
       out->append(kMargin);
       out->append(static_cast<size_t>(left_margin), ' ');
       for (int i = 0; i < depth; ++i) {
-        out->push_back((new_mask & (1u << i)) ? '|' : ' ');
+        out->push_back((new_mask & Bit(i)) ? '|' : ' ');
         if (e == 0 && i == depth - 1) {
           out->append("--");
           Value(p, child->cumul(), child->count + child->children_count, total, out);
@@ -192,7 +197,7 @@ void PrintGraphLevel(const CallchainNode& parent, const CallGraphParams& p, uint
       out->push_back('\n');
     }
     uint64_t new_total = p.mode == CallGraphMode::kFractal ? child->children_hit : total;
-    if (depth < 31) PrintGraphLevel(*child, p, total_period, new_total, depth + 1, new_mask | (1u << depth), left_margin, out);
+    PrintGraphLevel(*child, p, total_period, new_total, depth + 1, new_mask | Bit(depth), left_margin, out);
   }
   // perf: with count values the [...] line shows the samples not in the printed
   // children, and is left out when there are none.
@@ -203,9 +208,9 @@ void PrintGraphLevel(const CallchainNode& parent, const CallGraphParams& p, uint
       (p.value != CallchainValue::kCount || rem_count > 0)) {
     out->append(kMargin);
     out->append(static_cast<size_t>(left_margin), ' ');
-    uint32_t mask = new_mask & ~(1u << (depth - 1));
+    uint32_t mask = new_mask & ~Bit(depth - 1);
     for (int i = 0; i < depth; ++i) {
-      out->push_back((mask & (1u << i)) ? '|' : ' ');
+      out->push_back((mask & Bit(i)) ? '|' : ' ');
       if (i == depth - 1) {
         out->append("--");
         Value(p, remaining, rem_count, total, out);

@@ -24,11 +24,19 @@ AddrLocation Resolver::Resolve(Thread* thread, uint16_t cpumode, uint64_t ip) {
   }
   // perf 6.1 does not retry a user-mode ip in the kernel maps: such samples are
   // "[unknown]" (checked on perf.data.lost_samples-4.4).
+  const Maps* maps = machine_->MapsFor(thread, cpumode);
+  if (!maps) return al;
+  const uint64_t id = maps->id(), generation = maps->generation();
+  size_t h = (ip * 0x9E3779B97F4A7C15ULL ^ id * 0xC2B2AE3D27D4EB4FULL) >> 51;
+  LocationSlot& slot = locations_[h & (locations_.size() - 1)];
+  if (slot.maps_id == id && slot.generation == generation && slot.ip == ip) return slot.al;
   const Map* map = machine_->FindMap(thread, cpumode, ip);
-  if (!map || !map->dso) return al;
-  al.dso = map->dso;
-  al.addr = map->MapIp(ip);
-  al.sym = FindSymbol(al.dso, al.addr);
+  if (map && map->dso) {
+    al.dso = map->dso;
+    al.addr = map->MapIp(ip);
+    al.sym = FindSymbol(al.dso, al.addr);
+  }
+  slot = {id, generation, ip, al};
   return al;
 }
 

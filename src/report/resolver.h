@@ -1,7 +1,9 @@
 // Resolver: turns (thread, cpumode, ip) into perf's addr_location — the map's Dso, the
 // address inside it (Map::MapIp), the symbol and the level character ('k', '.', 'H') —
-// through the Machine and the Symbolizer (spec B4). Holds a small direct-mapped cache of
-// (dso, addr) → symbol so hot addresses cost one probe.
+// through the Machine and the Symbolizer (spec B4). Callchains repeat the same frames, so
+// it holds two small direct-mapped caches: (address space state, ip) → the whole result,
+// and, behind it, (dso, addr) → symbol, which also serves other processes mapping the
+// same DSO.
 #pragma once
 
 #include <array>
@@ -32,6 +34,15 @@ class Resolver {
 
   Machine* machine_;
   Symbolizer* symbolizer_;
+  // Keyed by Maps::id and generation: a change to the maps misses instead of returning
+  // a stale map.
+  struct LocationSlot {
+    uint64_t maps_id = 0;  // 0: empty
+    uint64_t generation = 0;
+    uint64_t ip = 0;
+    AddrLocation al;
+  };
+  std::array<LocationSlot, 8192> locations_{};
   struct CacheSlot {
     const Dso* dso = nullptr;
     uint64_t addr = 0;

@@ -1,11 +1,13 @@
 #include "report/script_printer.h"
 
 #include <algorithm>
+#include <cstring>
 #include <iterator>
 
 #include <fmt/format.h>
 
 #include "perfdata/perf_event.h"
+#include "report/text_buffer.h"
 
 namespace perflens {
 namespace {
@@ -42,47 +44,45 @@ bool Contains(const std::vector<std::string>& list, std::string_view s) {
   return std::find(list.begin(), list.end(), s) != list.end();
 }
 
-using Out = std::back_insert_iterator<std::string>;
+// Room PutSymbol needs: the name or "[unknown]", and "+0x" with 16 hex digits.
+size_t SymbolBound(const AddrLocation& al) { return (al.sym ? al.sym->name.size() : 9) + 3 + 16; }
 
 // __symbol__fprintf_symname_offs.
-void AppendSymbol(const AddrLocation& al, bool with_offset, std::string* out) {
-  if (!al.sym) {
-    out->append("[unknown]");
-    return;
-  }
-  out->append(al.sym->name);
-  if (with_offset) fmt::format_to(Out(*out), "+0x{:x}", al.addr - al.sym->start);
+char* PutSymbol(char* p, const AddrLocation& al, bool with_offset) {
+  if (!al.sym) return PutStr(p, "[unknown]");
+  p = PutStr(p, al.sym->name);
+  if (with_offset) p = PutHex(PutStr(p, "+0x"), al.addr - al.sym->start);
+  return p;
 }
+
+// Room PutDsoName needs.
+size_t DsoNameBound(const Dso* dso) { return dso ? dso->long_name().size() + 2 : 9; }
 
 // perf's dso->name: the recorded path for files, but "[name]" for a kernel module
 // first seen in an MMAP (kmod_path__parse_name: basename without ".ko[.gz|.xz|.zst]",
 // '-' → '_'), e.g. /lib/modules/3.8.11/kernel/drivers/net/usb/usbnet.ko → [usbnet].
 // A module listed in the recorded build-id table keeps its path (perf creates its dso
 // from the table, by path, before the MMAP).
-void AppendDsoName(const Dso* dso, std::string* out) {
-  if (!dso) {
-    out->append("[unknown]");
-    return;
-  }
+char* PutDsoName(char* p, const Dso* dso) {
+  if (!dso) return PutStr(p, "[unknown]");
   std::string_view name = dso->long_name();
-  if (dso->kind() != DsoKind::kKernelModule || !dso->build_id().empty() || name.empty() || name[0] == '[') {
-    out->append(name);
-    return;
-  }
+  if (dso->kind() != DsoKind::kKernelModule || !dso->build_id().empty() || name.empty() || name[0] == '[')
+    return PutStr(p, name);
   size_t slash = name.rfind('/');
   if (slash != std::string_view::npos) name.remove_prefix(slash + 1);
   size_t ko = name.find(".ko");
   if (ko != std::string_view::npos) name = name.substr(0, ko);
-  out->push_back('[');
-  for (char c : name) out->push_back(c == '-' ? '_' : c);
-  out->push_back(']');
+  *p++ = '[';
+  for (char c : name) *p++ = c == '-' ? '_' : c;
+  *p++ = ']';
+  return p;
 }
 
 // map__fprintf_dsoname.
-void AppendDso(const AddrLocation& al, std::string* out) {
-  out->append(" (");
-  AppendDsoName(al.dso, out);
-  out->push_back(')');
+char* PutDso(char* p, const AddrLocation& al) {
+  p = PutDsoName(PutStr(p, " ("), al.dso);
+  *p++ = ')';
+  return p;
 }
 
 void AppendSanitized(std::string_view s, char from, char to, std::string* out) {
@@ -177,9 +177,8 @@ void FoldedStacks::Add(std::string_view comm, std::span<const AddrLocation> call
     } else if (al.dso) {
       // stackcollapse-perf: an unknown symbol is named after the basename of the DSO
       // name perf script prints.
-      scratch_.clear();
-      AppendDsoName(al.dso, &scratch_);
-      std::string_view name = scratch_;
+      scratch_.resize(DsoNameBound(al.dso));
+      std::string_view name(scratch_.data(), PutDsoName(scratch_.data(), al.dso) - scratch_.data());
       size_t slash = name.rfind('/');
       if (slash != std::string_view::npos) name.remove_prefix(slash + 1);
       key_.push_back('[');
@@ -201,7 +200,7 @@ void FoldedStacks::Print(std::string* out) const {
   sorted.reserve(stacks_.size());
   for (const auto& entry : stacks_) sorted.push_back(&entry);
   std::sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
-  for (const auto* entry : sorted) fmt::format_to(Out(*out), "{} {}\n", entry->first, entry->second);
+  for (const auto* entry : sorted) fmt::format_to(std::back_inserter(*out), "{} {}\n", entry->first, entry->second);
 }
 
 Result<std::unique_ptr<Script>> Script::Create(PerfFile* file, const ScriptOptions& options) {
@@ -230,6 +229,7 @@ Result<std::unique_ptr<Script>> Script::Create(PerfFile* file, const ScriptOptio
     }
     s->fields_.push_back(fields);
     s->evsel_chain_.push_back(use_callchain && (ev.attr.sample_type & kSampleCallchain));
+    if (s->evsel_chain_.back() && !s->folded_mode_) s->frame_lines_.resize(kFrameLines);
     s->name_width_ = std::max(s->name_width_, ev.name.size());
   }
 
@@ -244,19 +244,28 @@ Result<std::unique_ptr<Script>> Script::Create(PerfFile* file, const ScriptOptio
   return s;
 }
 
-Status Script::Run(std::string* out, const FlushFn& flush) {
+Status Script::Run(const WriteFn& write) {
+  TextBuffer out(kFlushBytes + (64 << 10));
   Status st = file_->ReadRecords(
       [&](const RecordView& r) {
         if (r.type == kRecordSample) {
-          ProcessSample(r, out);
-          if (out->size() >= kFlushBytes) flush(out);
+          ProcessSample(r, &out);
+          if (out.size() >= kFlushBytes) {
+            write(out.view());
+            out.clear();
+          }
         } else {
           machine_->ProcessRecord(*file_, r);
         }
       },
       &read_stats_);
+  if (out.size()) write(out.view());
   if (!st) return st;
-  if (folded_mode_) folded_.Print(out);
+  if (folded_mode_) {
+    std::string text;
+    folded_.Print(&text);
+    write(text);
+  }
   return st;
 }
 
@@ -268,7 +277,7 @@ bool Script::Filtered(const Thread* thread) const {
   return false;
 }
 
-void Script::ProcessSample(const RecordView& r, std::string* out) {
+void Script::ProcessSample(const RecordView& r, TextBuffer* out) {
   Sample s;
   const Evsel* ev = nullptr;
   if (!counters_.Parse(*file_, r, &s, &ev)) return;
@@ -296,56 +305,107 @@ void Script::ProcessSample(const RecordView& r, std::string* out) {
 }
 
 void Script::PrintSample(const Sample& s, const Evsel& ev, Thread* thread, const AddrLocation& al,
-                         bool has_chain, std::string* out) {
+                         bool has_chain, TextBuffer* out) {
   const uint32_t f = fields_[ev.index];
   const bool chain = has_chain && (f & kFieldIp);
-  // perf_sample__fprintf_start.
+  const std::string& comm = thread->comm();
+  // perf_sample__fprintf_start. The bound: every field at its widest, with the line
+  // of a sample without callchain.
+  char* p = out->Reserve(comm.size() + std::max(name_width_, ev.name.size()) + 160 +
+                         (chain ? 0 : SymbolBound(al) + DsoNameBound(al.dso)));
   if (f & kFieldComm) {
-    if (chain) fmt::format_to(Out(*out), "{} ", thread->comm());
-    else fmt::format_to(Out(*out), "{:>16} ", thread->comm());
+    p = chain ? PutStr(p, comm) : PutStrRight(p, comm, 16);
+    *p++ = ' ';
   }
   const int pid = static_cast<int>(s.pid), tid = static_cast<int>(s.tid);
-  if ((f & kFieldPid) && (f & kFieldTid)) fmt::format_to(Out(*out), "{:5}/{:<5} ", pid, tid);
-  else if (f & kFieldPid) fmt::format_to(Out(*out), "{:5} ", pid);
-  else if (f & kFieldTid) fmt::format_to(Out(*out), "{:5} ", tid);
-  if (f & kFieldCpu) fmt::format_to(Out(*out), "[{:03}] ", static_cast<int>(s.cpu));
-  if (f & kFieldTime) {
-    // timestamp__scnprintf_usec: microseconds truncated, in a 12-wide column.
-    char buf[40];
-    auto end = fmt::format_to_n(buf, sizeof(buf), "{}.{:06}", s.time / 1000000000, s.time % 1000000000 / 1000);
-    fmt::format_to(Out(*out), "{:>12}: ", std::string_view(buf, end.size));
+  if ((f & kFieldPid) && (f & kFieldTid)) {
+    p = PutIntRight(p, pid, 5);
+    *p++ = '/';
+    p = PutIntLeft(p, tid, 5);
+    *p++ = ' ';
+  } else if (f & (kFieldPid | kFieldTid)) {
+    p = PutIntRight(p, (f & kFieldPid) ? pid : tid, 5);
+    *p++ = ' ';
   }
-  if (f & kFieldPeriod) fmt::format_to(Out(*out), "{:10} ", s.period);
-  if (f & kFieldEvent) fmt::format_to(Out(*out), "{:>{}}: ", ev.name, name_width_);
+  if (f & kFieldCpu) {
+    *p++ = '[';
+    p = PutIntZeroPad(p, static_cast<int>(s.cpu), 3);
+    p = PutStr(p, "] ");
+  }
+  if (f & kFieldTime) p = PutStr(PutTimeUsec(p, s.time, 12), ": ");  // timestamp__scnprintf_usec
+  if (f & kFieldPeriod) {
+    p = PutDec(p, s.period, 10);
+    *p++ = ' ';
+  }
+  if (f & kFieldEvent) p = PutStr(PutStrRight(p, ev.name, name_width_), ": ");
 
   if (f & kFieldIp) {
     const bool sym = f & kFieldSym, symoff = f & kFieldSymOff, dso = f & kFieldDso;
     if (chain) {
       // sample__fprintf_callchain: one line per frame; a corrupt chain prints none.
-      out->push_back('\n');
-      if (!ResolveCallchain(*resolver_, thread, s.callchain, options_.max_stack, &frames_))
+      *p++ = '\n';
+      out->Commit(p);
+      const size_t frames_start = out->size();
+      if (!WalkCallchain(s.callchain, options_.max_stack, false,
+                         [&](uint64_t ip, uint16_t cpumode, bool) { PrintFrame(thread, cpumode, ip, f, out); })) {
+        out->Truncate(frames_start);
         ++counters_.nr_bad_callchains;
-      for (const CallchainFrame& fr : frames_) {
-        const AddrLocation& fl = fr.al;
-        uint64_t shown = fl.dso && !fl.dso->is_kernel() ? fl.addr : fr.ip;
-        fmt::format_to(Out(*out), "\t{:16x}", shown);
-        if (sym) {
-          out->push_back(' ');
-          AppendSymbol(fl, symoff, out);
-        }
-        if (dso) AppendDso(fl, out);
-        out->push_back('\n');
       }
+      p = out->Reserve(1);
     } else {
-      fmt::format_to(Out(*out), " {:16x}", s.ip);
+      *p++ = ' ';
+      p = PutHex(p, s.ip, 16);
       if (sym) {
-        out->push_back(' ');
-        AppendSymbol(al, symoff, out);
+        *p++ = ' ';
+        p = PutSymbol(p, al, symoff);
       }
-      if (dso) AppendDso(al, out);
+      if (dso) p = PutDso(p, al);
     }
   }
-  out->push_back('\n');
+  *p++ = '\n';
+  out->Commit(p);
+}
+
+void Script::PrintFrame(Thread* thread, uint16_t cpumode, uint64_t ip, uint32_t f, TextBuffer* out) {
+  static_assert(kFieldSymOff == kFieldSym << 1 && kFieldDso == kFieldSym << 2);
+  const auto line_fields = static_cast<uint8_t>((f / kFieldSym) & 7);
+  FrameLine* line = nullptr;
+  uint64_t maps_id = 0, generation = 0;
+  if (const Maps* maps = machine_->MapsFor(thread, cpumode)) {
+    maps_id = maps->id();
+    generation = maps->generation();
+    size_t h = (ip * 0x9E3779B97F4A7C15ULL ^ maps_id * 0xC2B2AE3D27D4EB4FULL) >> 50;
+    line = &frame_lines_[h & (kFrameLines - 1)];
+    if (line->maps_id == maps_id && line->generation == generation && line->ip == ip &&
+        line->fields == line_fields) {
+      // A fixed-size copy (the room is reserved) is a few vector moves; a
+      // variable-size one became `rep movs`, slow for ~80 bytes.
+      char* p = out->Reserve(sizeof(line->text));
+      memcpy(p, line->text, sizeof(line->text));
+      out->Commit(p + line->size);
+      return;
+    }
+  }
+  const AddrLocation al = resolver_->Resolve(thread, cpumode, ip);
+  char* const start = out->Reserve(24 + SymbolBound(al) + DsoNameBound(al.dso));
+  char* p = start;
+  *p++ = '\t';
+  p = PutHex(p, al.dso && !al.dso->is_kernel() ? al.addr : ip, 16);
+  if (f & kFieldSym) {
+    *p++ = ' ';
+    p = PutSymbol(p, al, f & kFieldSymOff);
+  }
+  if (f & kFieldDso) p = PutDso(p, al);
+  *p++ = '\n';
+  out->Commit(p);
+  const size_t size = static_cast<size_t>(p - start);
+  if (!line || size > sizeof(line->text)) return;
+  line->maps_id = maps_id;
+  line->generation = generation;
+  line->ip = ip;
+  line->fields = line_fields;
+  line->size = static_cast<uint8_t>(size);
+  memcpy(line->text, start, size);
 }
 
 std::vector<std::string> Script::SummaryLines() const {

@@ -27,6 +27,8 @@
 
 namespace perflens {
 
+class TextBuffer;
+
 // -F fields (perf's PERF_OUTPUT_* subset).
 enum ScriptField : uint32_t {
   kFieldComm = 1u << 0,
@@ -100,15 +102,15 @@ struct ScriptCounters : SampleCounts {
 
 class Script {
  public:
-  static constexpr size_t kFlushBytes = 1 << 20;
-  using FlushFn = std::function<void(std::string*)>;
+  static constexpr size_t kFlushBytes = 1 << 16;
+  // Receives the text in order, in chunks of about kFlushBytes.
+  using WriteFn = std::function<void(std::string_view)>;
 
   // Errors: bad -F, or a requested field the recording lacks.
   static Result<std::unique_ptr<Script>> Create(PerfFile* file, const ScriptOptions& options);
 
-  // Reads every record. Text is appended to *out; `flush(out)` is called whenever it
-  // grows past kFlushBytes (it should write and clear it). Folded lines come at the end.
-  Status Run(std::string* out, const FlushFn& flush);
+  // Reads every record and hands the text to `write`. Folded lines come at the end.
+  Status Run(const WriteFn& write);
 
   const ScriptCounters& counters() const { return counters_; }
   const ReadStats& read_stats() const { return read_stats_; }
@@ -117,9 +119,12 @@ class Script {
 
  private:
   Script() = default;
-  void ProcessSample(const RecordView& r, std::string* out);
+  void ProcessSample(const RecordView& r, TextBuffer* out);
   void PrintSample(const Sample& s, const Evsel& ev, Thread* thread, const AddrLocation& al,
-                   bool has_chain, std::string* out);
+                   bool has_chain, TextBuffer* out);
+  // One callchain line ("\t%16lx sym+0x%lx (dso)\n", per `fields`), from frame_lines_
+  // when it was printed before.
+  void PrintFrame(Thread* thread, uint16_t cpumode, uint64_t ip, uint32_t fields, TextBuffer* out);
   bool Filtered(const Thread* thread) const;
 
   PerfFile* file_ = nullptr;
@@ -131,6 +136,20 @@ class Script {
   std::unique_ptr<Machine> machine_;
   std::unique_ptr<Symbolizer> symbolizer_;
   std::unique_ptr<Resolver> resolver_;
+  // Callchain lines repeat (fp.data: 2.9M lines, 10K distinct), so the text of recent
+  // ones is kept, direct-mapped by (Maps::id, Maps::generation, ip, fields): the same
+  // state of the same address space resolves an ip the same way. Lines longer than
+  // `text` are printed uncached.
+  struct FrameLine {
+    uint64_t maps_id = 0;  // 0: empty
+    uint64_t generation = 0;
+    uint64_t ip = 0;
+    uint8_t fields = 0;  // the sym/symoff/dso bits, shifted down
+    uint8_t size = 0;
+    char text[102] = {};  // copied whole on a hit: keep the tail initialized
+  };
+  static constexpr size_t kFrameLines = 8192;
+  std::vector<FrameLine> frame_lines_;  // kFrameLines when callchains are printed
   std::vector<CallchainFrame> frames_;   // reused per sample
   std::vector<AddrLocation> fold_frames_;  // reused per sample
   FoldedStacks folded_;

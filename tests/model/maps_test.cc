@@ -291,6 +291,21 @@ TEST(MapsTest, GenerationBumpsOnEveryInsert) {
   EXPECT_EQ(copy.size(), 3u);
 }
 
+TEST(MapsTest, EveryMapsHasItsOwnId) {
+  Maps a, b;
+  a.Insert(M(0x1000, 0x2000, 0x0, &kA));
+  Maps copy = a;  // same maps and generation, another address space
+  EXPECT_NE(a.id(), 0u);
+  EXPECT_NE(a.id(), b.id());
+  EXPECT_NE(copy.id(), a.id());
+  EXPECT_EQ(copy.generation(), a.generation());
+  uint64_t id = a.id();
+  a.Insert(M(0x3000, 0x4000, 0x0, &kB));
+  EXPECT_EQ(a.id(), id);  // changes bump the generation, not the id
+  b = a;
+  EXPECT_NE(b.id(), a.id());
+}
+
 TEST(MapsTest, ManyMapsStaySortedAndFindable) {
   Maps maps;
   // Insert 64 maps in a scrambled order, each 0x1000 long with a 0x1000 gap.

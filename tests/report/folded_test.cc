@@ -84,7 +84,7 @@ FoldedRun RunFolded(const std::vector<uint8_t>& bytes, ScriptOptions options) {
   auto script = Script::Create(file->get(), options);
   EXPECT_TRUE(script.ok()) << script.error().message;
   FoldedRun r;
-  EXPECT_TRUE((*script)->Run(&r.text, [](std::string*) {}).ok());
+  EXPECT_TRUE((*script)->Run([&](std::string_view s) { r.text += s; }).ok());
   r.samples = (*script)->counters().nr_samples;
   return r;
 }
@@ -195,7 +195,7 @@ TEST(FoldedRealTest, RecordedCountsSumToSamples) {
   auto script = Script::Create(file->get(), options);
   ASSERT_TRUE(script.ok());
   std::string text;
-  ASSERT_TRUE((*script)->Run(&text, [](std::string*) {}).ok());
+  ASSERT_TRUE((*script)->Run([&](std::string_view s) { text += s; }).ok());
   size_t lines = 0;
   EXPECT_EQ(CheckFolded(text, &lines), (*script)->counters().nr_samples);
   EXPECT_GT(lines, 0u);

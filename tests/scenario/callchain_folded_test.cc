@@ -136,9 +136,23 @@ TEST_P(CallchainFolded, ScriptFoldedMatchesPerfScript) {
   std::printf("[ folded ] %s: %zu stacks, %ld of %ld samples on the same stack as perf script\n",
               Name().c_str(), ref.size(), agree, samples);
   // The only documented difference is PLT naming (see callchain_script_test.cc).
+  // perf 6.1 leaves an address in .plt unnamed ("[sort]": unknown symbol in /usr/bin/sort)
+  // where perflens says ".plt": such a stack counts when ours has it with ".plt" there.
+  auto named_plt_in_ours = [&](const std::string& stack) {
+    for (size_t open = stack.find('['); open != std::string::npos; open = stack.find('[', open + 1)) {
+      size_t close = stack.find(']', open);
+      if (close == std::string::npos) break;
+      bool whole_frame = (open == 0 || stack[open - 1] == ';') && (close + 1 == stack.size() || stack[close + 1] == ';');
+      if (!whole_frame || stack.compare(open, close - open + 1, "[unknown]") == 0) continue;
+      if (ours.count(stack.substr(0, open) + ".plt" + stack.substr(close + 1))) return true;
+    }
+    return false;
+  };
   long plt = 0;
   for (const auto& [stack, n] : ref)
-    if (!ours.count(stack) && (stack.find("@plt") != std::string::npos || stack.find("[libc.so.6]") != std::string::npos)) plt += n;
+    if (!ours.count(stack) && (stack.find("@plt") != std::string::npos || stack.find("[libc.so.6]") != std::string::npos ||
+                               named_plt_in_ours(stack)))
+      plt += n;
   EXPECT_GE(agree + plt, samples) << diffs << KeepOutputs("folded", perf.out, lens.out);
   EXPECT_LE(plt, 8);
 

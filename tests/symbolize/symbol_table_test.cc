@@ -1,5 +1,8 @@
 #include "symbolize/symbol_table.h"
 
+#include <string>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 namespace perflens {
@@ -100,6 +103,24 @@ TEST(SymbolTableTest, CopyOwnsItsNames) {
   EXPECT_EQ(copy.Find(0x11)->name, "a_fairly_long_name_beyond_sso_buffer");
   SymbolTable moved = std::move(copy);
   EXPECT_EQ(moved.Find(0x11)->name, "a_fairly_long_name_beyond_sso_buffer");
+}
+
+// Names are packed into arena blocks: many names of every length (one longer than any
+// block so far) must all stay intact, in the table, a copy and a moved-to table.
+TEST(SymbolTableTest, ManyNamesAcrossArenaBlocks) {
+  SymbolTable t;
+  std::vector<std::string> names;
+  for (int i = 0; i < 20000; ++i) names.push_back("sym_" + std::to_string(i) + std::string(i % 97, 'x'));
+  names.push_back(std::string(3 << 20, 'H'));
+  names.push_back("");
+  for (size_t i = 0; i < names.size(); ++i) t.Add(0x1000 + i * 0x10, 0x10, names[i]);
+  t.Finish();
+  SymbolTable copy = t;
+  SymbolTable moved = std::move(t);
+  for (size_t i = 0; i < names.size(); ++i) {
+    ASSERT_EQ(copy.Find(0x1000 + i * 0x10)->name, names[i]) << i;
+    ASSERT_EQ(moved.Find(0x1000 + i * 0x10)->name, names[i]) << i;
+  }
 }
 
 TEST(SymbolTableTest, TruncateAt) {
