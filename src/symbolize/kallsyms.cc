@@ -28,24 +28,28 @@ struct RawSym {
 };
 
 // perf's symbol_type__filter.
+// ASCII case folding without the locale (a call per line showed in profiles).
+char Upper(char c) { return c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c; }
+char Lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
 bool KeepType(char type) {
-  char t = static_cast<char>(std::toupper(static_cast<unsigned char>(type)));
+  char t = Upper(type);
   return t == 'T' || t == 'W' || t == 'D' || t == 'B';
 }
 
 // perf's kallsyms__is_function, plus 'A' as find_symbol_cb accepts for the anchor.
 bool IsAnchorType(char type) {
-  char t = static_cast<char>(std::toupper(static_cast<unsigned char>(type)));
+  char t = Upper(type);
   return t == 'T' || t == 'W' || t == 'A';
 }
 
 uint8_t Binding(char type) {  // kallsyms2elf_binding
   if (type == 'W') return kStbWeak;
-  return std::isupper(static_cast<unsigned char>(type)) ? kStbGlobal : kStbLocal;
+  return type >= 'A' && type <= 'Z' ? kStbGlobal : kStbLocal;
 }
 
 uint8_t ElfType(char type) {  // kallsyms2elf_type
-  char t = static_cast<char>(std::tolower(static_cast<unsigned char>(type)));
+  char t = Lower(type);
   return (t == 't' || t == 'w') ? kSttFunc : kSttObject;
 }
 
@@ -99,6 +103,7 @@ bool ParseLine(std::string_view line, uint64_t* addr, char* type, std::string_vi
 Result<KallsymsTables> ParseKallsyms(std::string_view text, std::string_view ref_symbol, int64_t delta) {
   KallsymsTables out;
   std::vector<RawSym> syms;
+  syms.reserve(text.size() / 40);  // lines are ~45 bytes
   size_t parsed = 0;
   bool have_ref = false;
   while (!text.empty()) {
@@ -139,24 +144,30 @@ Result<KallsymsTables> ParseKallsyms(std::string_view text, std::string_view ref
     syms.back().end = RoundUpPage(syms.back().start) + kPage;
   }
 
-  // symbols__fixup_duplicate.
-  std::vector<RawSym> kept;
-  kept.reserve(syms.size());
-  for (const RawSym& s : syms) {
-    if (!kept.empty() && kept.back().start == s.start) {
-      if (!PreferFirst(kept.back(), s)) kept.back() = s;
+  // symbols__fixup_duplicate, in place.
+  size_t kept = 0;
+  for (size_t i = 0; i < syms.size(); ++i) {
+    if (kept > 0 && syms[kept - 1].start == syms[i].start) {
+      if (!PreferFirst(syms[kept - 1], syms[i])) syms[kept - 1] = syms[i];
       continue;
     }
-    kept.push_back(s);
+    syms[kept++] = syms[i];
   }
+  syms.resize(kept);
 
   // Split: module symbols keep their absolute addresses, kernel ones get the delta.
-  for (const RawSym& s : kept) {
+  std::string_view last_module;
+  SymbolTable* module_table = nullptr;  // of last_module: a module's symbols come together
+  for (const RawSym& s : syms) {
     if (s.module.empty()) {
       uint64_t start = s.start + static_cast<uint64_t>(delta);
       out.kernel.Add(start, s.end - s.start, s.name, s.binding, s.type);
     } else {
-      out.modules[std::string(s.module)].Add(s.start, s.end - s.start, s.name, s.binding, s.type);
+      if (!module_table || s.module != last_module) {
+        module_table = &out.modules[std::string(s.module)];
+        last_module = s.module;
+      }
+      module_table->Add(s.start, s.end - s.start, s.name, s.binding, s.type);
     }
   }
   out.kernel.Finish();

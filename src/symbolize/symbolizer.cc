@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <algorithm>
 
+#include "base/mapped_file.h"
 #include "base/result.h"
 #include "symbolize/debug_file_finder.h"
 #include "symbolize/elf_symbols.h"
@@ -87,10 +88,38 @@ struct KallsymsLoad {
   std::string bid;  // what it was looked up for
   std::string ref;  // the KASLR anchor symbol looked for
   std::optional<KallsymsTables> tables;
-  std::string text;  // kept to parse again with a KASLR shift
+  // The file's text, kept to parse again with a KASLR shift: mapped when it is a
+  // regular file with a size (the build-id cache), read for /proc/kallsyms (size 0).
+  MappedFile mapped;
+  std::string read_text;
+  struct Text {
+    MappedFile mapped;
+    std::string read_text;
+    std::string error;
+  };
+  std::string_view text() const {
+    if (mapped.size()) return {reinterpret_cast<const char*>(mapped.data()), mapped.size()};
+    return read_text;
+  }
   std::string path;
   std::vector<std::string> tried;
 };
+
+KallsymsLoad::Text LoadKallsymsText(const std::string& path) {
+  KallsymsLoad::Text t;
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && st.st_size > 0) {
+    auto m = MappedFile::Open(path, kMaxTextFile);
+    if (m.ok()) {
+      t.mapped = std::move(*m);
+      return t;
+    }
+  }
+  auto text = ReadTextFile(path);
+  if (!text.ok()) t.error = text.error().message;
+  else t.read_text = std::move(*text);
+  return t;
+}
 
 KallsymsLoad FindKallsyms(const std::string& kallsyms_option, const std::string& buildid_dir, std::string bid,
                           std::string ref) {
@@ -115,12 +144,14 @@ KallsymsLoad FindKallsyms(const std::string& kallsyms_option, const std::string&
       out.tried.push_back(p);
       continue;
     }
-    auto text = ReadTextFile(p);
-    if (!text.ok()) {
-      out.tried.push_back(text.error().message);
+    KallsymsLoad::Text loaded = LoadKallsymsText(p);
+    if (!loaded.error.empty()) {
+      out.tried.push_back(loaded.error);
       continue;
     }
-    auto t = ParseKallsyms(*text, out.ref, 0);
+    out.mapped = std::move(loaded.mapped);
+    out.read_text = std::move(loaded.read_text);
+    auto t = ParseKallsyms(out.text(), out.ref, 0);
     if (!t.ok()) {
       out.tried.push_back(fmt::format("{}: {}", p, t.error().message));
       continue;
@@ -130,7 +161,6 @@ KallsymsLoad FindKallsyms(const std::string& kallsyms_option, const std::string&
       continue;
     }
     out.tables = std::move(*t);
-    out.text = std::move(*text);
     out.path = p;
     break;
   }
@@ -321,7 +351,7 @@ void Symbolizer::Impl::LoadKallsymsOnce(const Dso& kernel) {
     uint64_t recorded = machine ? machine->kernel_ref_addr() : 0;
     int64_t delta = recorded && found->tables->ref_addr ? static_cast<int64_t>(recorded - found->tables->ref_addr) : 0;
     if (delta != 0) {
-      auto shifted = ParseKallsyms(found->text, ref, delta);
+      auto shifted = ParseKallsyms(found->text(), ref, delta);
       if (shifted.ok()) found->tables = std::move(*shifted);
       else found->tables.reset();
     }
