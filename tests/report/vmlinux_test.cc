@@ -140,5 +140,40 @@ TEST_F(VmlinuxTest, MismatchingBuildIdIsRefused) {
   EXPECT_TRUE(named) << "summary should name the needed build-id";
 }
 
+// The same KASLR shift with a kallsyms file instead of an image: the file's _text is
+// where the kernel was linked, the recording's anchor where it ran; symbols move by
+// the difference (the prefetched parse is redone with the shift, from the mapped text).
+TEST(KallsymsKaslrTest, SymbolsShiftedByTheRecordedAnchor) {
+  char tmpl[] = "/tmp/perflens-kallsyms-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl, path = dir + "/kallsyms";
+  std::ofstream(path) << "ffffffff81000000 T _text\n"
+                         "ffffffff81000100 T kfunc_alpha\n"
+                         "ffffffff81000200 t kfunc_beta\n"
+                         "ffffffff81000300 T kfunc_gamma\n";
+  auto file = PerfFile::FromBytes(MappedFile::FromBuffer(KernelRecording(0x100, 0x200)));
+  ASSERT_TRUE(file.ok());
+  ReportOptions o;
+  o.sort = "sym";
+  o.fields = "sample,sym";
+  o.field_separator = "|";
+  o.symbolize.kallsyms = path;
+  o.symbolize.buildid_dir = "/nonexistent";
+  auto r = Report::Create(file->get(), o);
+  ASSERT_TRUE(r.ok());
+  ASSERT_TRUE((*r)->Process().ok());
+  std::string out;
+  ASSERT_TRUE(PrintReportStdio(**r, &out).ok());
+  auto samples_of = [&](const std::string& row) {  // " 3          |[k] kfunc_alpha"
+    size_t at = out.find("|[k] " + row + "\n");
+    if (at == std::string::npos) return -1L;
+    return std::atol(out.c_str() + out.rfind('\n', at) + 1);
+  };
+  EXPECT_EQ(samples_of("kfunc_alpha"), 3) << out;
+  EXPECT_EQ(samples_of("kfunc_beta"), 1) << out;
+  std::remove(path.c_str());
+  rmdir(dir.c_str());
+}
+
 }  // namespace
 }  // namespace perflens
