@@ -138,7 +138,7 @@ median_runs() {
 }
 
 printf '\nperflens: %s\nperf: %s (%s)\nruns per cell: %d (median)\n\n' "$perflens" "$perf" "$("$perf" --version)" "$runs"
-printf '%-10s %-44s %9s %9s %9s | %9s %9s %9s | %8s %8s\n' file job "perf s" "perf cpu" "perf MB" "pl s" "pl cpu" "pl MB" "wall x" "rss x"
+printf '%-10s %-44s %9s %9s %9s | %9s %9s %9s | %8s %8s %8s\n' file job "perf s" "perf cpu" "perf MB" "pl s" "pl cpu" "pl MB" "wall x" "cpu x" "rss x"
 
 run_job() {  # file label args...
   local file=$1 label=$2
@@ -153,8 +153,8 @@ run_job() {  # file label args...
   read -r pw pc pm <<<"$perf_r"
   read -r lw lc lm <<<"$pl"
   awk -v f="$(basename "$file")" -v j="$label" -v pw="$pw" -v pc="$pc" -v pm="$pm" -v lw="$lw" -v lc="$lc" -v lm="$lm" 'BEGIN {
-    wx = lw > 0 ? pw / lw : 0; rx = lm > 0 ? pm / lm : 0
-    printf "%-10s %-44s %9.2f %9.2f %9d | %9.2f %9.2f %9d | %7.1fx %7.1fx\n", f, j, pw, pc, pm, lw, lc, lm, wx, rx }'
+    wx = lw > 0 ? pw / lw : 0; cx = lc > 0 ? pc / lc : 0; rx = lm > 0 ? pm / lm : 0
+    printf "%-10s %-44s %9.2f %9.2f %9d | %9.2f %9.2f %9d | %7.1fx %7.1fx %7.1fx\n", f, j, pw, pc, pm, lw, lc, lm, wx, cx, rx }'
 }
 
 files=("$work/fp.data")

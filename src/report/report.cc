@@ -218,7 +218,7 @@ bool Report::Filtered(const Thread* thread, const AddrLocation& al) const {
 }
 
 void Report::ProcessSample(const RecordView& r) {
-  Sample s;
+  Sample& s = sample_;  // reused: DecodeSample resets it (a fresh one per sample was a second 370-byte clear)
   const Evsel* ev = nullptr;
   if (!counters_.Parse(*file_, r, &s, &ev)) return;
   const uint16_t cpumode = s.cpumode();

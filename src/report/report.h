@@ -105,6 +105,7 @@ class Report {
   std::unique_ptr<Pipeline> pipeline_;
   Batch* batch_ = nullptr;             // being filled
   bool threaded_ = false;              // a second thread adds the batches
+  Sample sample_;                      // the sample being resolved
   std::vector<CallchainFrame> chain_frames_;  // per-sample walk scratch, reused
   // Hists side (the second thread while Process runs).
   std::vector<size_t> chain_rows_;     // per-sample dedup scratch, reused (no allocation)

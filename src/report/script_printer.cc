@@ -284,7 +284,7 @@ bool Script::Filtered(const Thread* thread) const {
 }
 
 void Script::ProcessSample(const RecordView& r, TextBuffer* out) {
-  Sample s;
+  Sample& s = sample_;  // reused: DecodeSample resets it
   const Evsel* ev = nullptr;
   if (!counters_.Parse(*file_, r, &s, &ev)) return;
   Thread* thread = machine_->FindOrCreateThread(s.pid, s.tid);

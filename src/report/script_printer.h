@@ -150,6 +150,7 @@ class Script {
   };
   static constexpr size_t kFrameLines = 8192;
   std::vector<FrameLine> frame_lines_;  // kFrameLines when callchains are printed
+  Sample sample_;                        // the sample being printed
   std::vector<CallchainFrame> frames_;   // reused per sample
   std::vector<AddrLocation> fold_frames_;  // reused per sample
   FoldedStacks folded_;
