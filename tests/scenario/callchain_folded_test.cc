@@ -7,7 +7,9 @@
 //    `perf report -g folded` entry by entry, with --no-children and --children, and the
 //    per-entry percentages of --no-children add up to the entry's overhead.
 #include <cstdio>
+#include <cstdlib>
 #include <algorithm>
+#include <regex>
 #include <map>
 #include <set>
 #include <string>
@@ -187,9 +189,18 @@ class CallchainFoldedReport : public CallchainTest {
       std::vector<std::string> a = lines, b = it == ours.end() ? std::vector<std::string>{} : it->second;
       std::sort(a.begin(), a.end());  // lines with equal values come in tie order
       std::sort(b.begin(), b.end());
+      // perf 6.1 leaves .plt addresses unnamed: its frame "0x7fe73f10b006" is perflens's
+      // ".plt" (README: deliberate differences).
+      auto plt_named = [](std::string l) {
+        static const std::regex raw_frame("(^|;| )0x[0-9a-f]+(?=;|$)");
+        return std::regex_replace(l, raw_frame, "$1.plt");
+      };
+      std::vector<std::string> a_plt;
+      for (const auto& l : a) a_plt.push_back(plt_named(l));
+      std::sort(a_plt.begin(), a_plt.end());
       if (a == b) {
         equal++;
-      } else if (entry.find("plt") != std::string::npos || entry.find("] 0x") != std::string::npos ||
+      } else if (entry.find("plt") != std::string::npos || entry.find("] 0x") != std::string::npos || a_plt == b ||
                  [&] { for (auto& l : a) if (l.find("@plt") != std::string::npos) return true; return false; }()) {
         plt++;
       } else if (diffs.size() < 3000) {
@@ -199,7 +210,9 @@ class CallchainFoldedReport : public CallchainTest {
     std::printf("[ folded ] %s report %s: %zu entries, %zu equal, %zu PLT naming\n", Name().c_str(),
                 mode.c_str(), ref.size(), equal, plt);
     EXPECT_EQ(equal + plt, ref.size()) << diffs << KeepOutputs("report-folded" + mode, perf.out, lens.out);
-    EXPECT_EQ(ref.size(), ours.size());
+    // perf may split one .plt address into two rows (its raw ip and its map address);
+    // as in the graph test, the entry counts differ by at most the PLT-named entries.
+    EXPECT_LE(std::labs(static_cast<long>(ref.size()) - static_cast<long>(ours.size())), static_cast<long>(plt));
     // As in the graph test: PLT naming touches a few entries, more in forkexec's many
     // short-lived processes (up to ~8 of 400).
     EXPECT_LE(plt, std::max<size_t>(4, ref.size() / 30));
