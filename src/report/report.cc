@@ -318,13 +318,20 @@ bool Report::ResolveCallchain(Thread* thread, const Sample& s, char sample_level
     ++counters_.nr_bad_callchains;
     return false;
   }
+  const size_t begin = batch->frames.size(), n = chain_frames_.size();
   for (const CallchainFrame& f : chain_frames_) {
     AddrLocation fl = f.al;
-    // fill_callchain_info: unresolved nodes are keyed by the raw ip; the level follows
-    // the maps the node was found in, else stays the sample's.
-    if (!fl.sym) fl.addr = f.ip;
-    fl.level = fl.dso ? (fl.dso->is_kernel() ? 'k' : '.') : sample_level;
+    if (!fl.sym) fl.addr = f.ip;  // fill_callchain_info: unresolved nodes keyed by the raw ip
     batch->frames.push_back(fl);
+  }
+  // perf's fill_callchain_info reuses the sample's addr_location along the chain, in
+  // print order: a node with a map sets the level from the maps it was found in, a node
+  // without one keeps the level of the node before it (the sample's for the first).
+  char level = sample_level;
+  for (size_t k = 0; k < n; ++k) {
+    AddrLocation& fl = batch->frames[begin + (call_graph_.caller_order ? n - 1 - k : k)];
+    if (fl.dso) level = fl.dso->is_kernel() ? 'k' : '.';
+    fl.level = level;
   }
   return true;
 }

@@ -325,5 +325,40 @@ TEST_F(StdioPrinterTest, SecondThreadGivesTheSameReport) {
   }
 }
 
+// Unmapped callchain nodes take the level of the node before them in print order
+// (perf's fill_callchain_info reuses one addr_location along the chain), the sample's
+// for the first: a kernel sample whose user chain is 0x1 <- main <- 0x2 prints
+// "[k] 0x2" (root, first in caller order) and "[.] 0x1" (after main). perf 6.1 prints
+// the same rows for these bytes (`perf report --stdio --children -g none`).
+TEST_F(StdioPrinterTest, UnmappedChainNodesTakeThePreviousLevel) {
+  UseJitPid(47141);
+  PerfDataWriter w;
+  w.AddAttr(CpuClock(true));
+  w.Comm(pid_, pid_, "jitapp");
+  PerfDataWriter::Mmap2Fields m;
+  m.pid = m.tid = pid_;
+  m.start = kBase;
+  m.len = 0x10000;
+  m.prot = 5;
+  m.flags = 0x22;
+  m.filename = "//anon";
+  w.Mmap2(m);
+  SampleFields s;
+  s.misc = kMiscKernel;
+  s.pid = s.tid = pid_;
+  s.ip = 0xffffffff81000010;  // no kernel map: [k] [unknown]
+  s.period = 1000;
+  s.callchain = {kContextKernel, s.ip, kContextUser, 0x1, kBase + 0x1040, 0x2};
+  w.Sample(0, s);
+  ReportOptions o;
+  o.children = true;
+  o.call_graph = "none";
+  std::string out = Run(w.Finish(), o);
+  EXPECT_NE(out.find("[k] 0x0000000000000002"), std::string::npos) << out;
+  EXPECT_NE(out.find("[.] 0x0000000000000001"), std::string::npos) << out;
+  EXPECT_NE(out.find("[.] main"), std::string::npos) << out;
+  EXPECT_NE(out.find("[k] 0xffffffff81000010"), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace perflens
