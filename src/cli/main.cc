@@ -47,6 +47,8 @@ struct ReportArgs {
   bool stdio = false, children = false, no_children = false, json = false;
   std::vector<std::string> comms, dsos, symbols, pids, tids;
   std::string call_graph;
+  bool bare_call_graph = false;  // -g without a value
+  bool inverted = false;         // -G
   ReportOptions options;
 };
 
@@ -65,6 +67,8 @@ int RunReport(ReportArgs& a) {
   if (a.no_children) o.children = false;
   if (a.json) o.format = "json";
   if (!a.call_graph.empty()) o.call_graph = a.call_graph;
+  else if (a.bare_call_graph) o.call_graph = "graph,0.5,caller,function,percent";  // perf's CALLCHAIN_DEFAULT_OPT
+  if (a.inverted) o.call_graph += ",caller";
   o.comms = SplitCommas(a.comms);
   o.dsos = SplitCommas(a.dsos);
   o.symbols = SplitCommas(a.symbols);
@@ -109,7 +113,13 @@ int main(int argc, char** argv) {
   report->add_option("--percent-limit", ra.options.percent_limit, "Hide entries below this percentage");
   report->add_flag("--children", ra.children, "Accumulate callchain costs (Children column)");
   report->add_flag("--no-children", ra.no_children, "Self costs only");
-  report->add_option("-g,--call-graph", ra.call_graph, "Call graph mode (none)");
+  CLI::Option* call_graph_opt =
+      report->add_option("-g,--call-graph", ra.call_graph,
+                         "Call graph: graph|fractal|flat|folded|none[,threshold][,caller|callee]"
+                         "[,percent|period|count] (default graph,0.5; a bare -g is perf's "
+                         "graph,0.5,caller,function,percent)")
+          ->expected(0, 1);
+  report->add_flag("-G,--inverted", ra.inverted, "Caller-first call graphs (-g caller)");
   report->add_flag("-n,--show-nr-samples", ra.options.show_nr_samples, "Show sample counts");
   report->add_option("--max-stack", ra.options.max_stack, "Callchain depth limit");
   report->add_flag("--return-address-adjust", ra.options.adjust_return_addresses,
@@ -117,10 +127,10 @@ int main(int argc, char** argv) {
   report->add_flag("--header", ra.options.show_header, "Print the perf.data header first");
   report->add_flag("--json", ra.json, "JSON output with raw numbers");
   report->add_option("--format", ra.options.format, "stdio or json");
-  report->add_option("--comms", ra.comms, "Only these comms");
+  report->add_option("-c,--comms", ra.comms, "Only these comms");
   report->add_option("-d,--dsos", ra.dsos, "Only these DSOs");
   report->add_option("-S,--symbols", ra.symbols, "Only these symbols");
-  report->add_option("-p,--pid", ra.pids, "Only these process ids");
+  report->add_option("--pid", ra.pids, "Only these process ids");  // perf's -p is --parent
   report->add_option("--tid", ra.tids, "Only these thread ids");
   AddSymbolOptions(report, &ra.options.symbolize);
 
@@ -147,7 +157,10 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   ra.options.sort_given = report->count("--sort") > 0;
   if (app.got_subcommand("script")) return run_script();
-  if (*report) return RunReport(ra);
+  if (*report) {
+    ra.bare_call_graph = call_graph_opt->count() > 0 && ra.call_graph.empty();
+    return RunReport(ra);
+  }
   if (*header) {
     auto file = OpenInput(header_input);
     if (!file) return Fail(file.error());

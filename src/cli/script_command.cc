@@ -72,7 +72,7 @@ CommandRunner RegisterScriptCommand(CLI::App* app) {
   cmd->add_option("--folded-weight", args->folded_weight, "Folded stack weight: samples (default) or period");
   cmd->add_flag("-G,--hide-call-graph", o.hide_call_graph, "Do not print callchains");
   cmd->add_option("--max-stack", o.max_stack, "Callchain depth limit (default 127)");
-  cmd->add_option("--comms", args->comms, "Only these comms");
+  cmd->add_option("-c,--comms", args->comms, "Only these comms");
   cmd->add_option("--pid", args->pids, "Only these process ids");
   cmd->add_option("--tid", args->tids, "Only these thread ids");
   SymbolizeOptions& so = o.symbolize;

@@ -339,8 +339,9 @@ bool Report::ResolveCallchain(Thread* thread, const Sample& s, char sample_level
 std::vector<std::string> Report::SummaryLines() const {
   std::vector<std::string> lines;
   const auto& c = counters_;
-  if (c.nr_samples == 0) return lines;
-  auto pct = [&](uint64_t n) { return 100.0 * static_cast<double>(n) / static_cast<double>(c.nr_samples); };
+  // Said even when no sample was usable (all malformed, unknown ids): that is when the
+  // reason matters most.
+  auto pct = [&](uint64_t n) { return c.nr_samples ? 100.0 * static_cast<double>(n) / static_cast<double>(c.nr_samples) : 0.0; };
   if (c.nr_no_map)
     lines.push_back(fmt::format("{:.1f}% ({}/{}) samples in no map ([unknown])", pct(c.nr_no_map), c.nr_no_map,
                                 c.nr_samples));
@@ -352,6 +353,7 @@ std::vector<std::string> Report::SummaryLines() const {
   if (c.nr_bad_callchains)
     lines.push_back(fmt::format("{} callchains with guest/unknown context markers dropped", c.nr_bad_callchains));
   for (auto& p : symbolizer_->Problems()) lines.push_back(p);
+  if (c.nr_samples == 0) lines.push_back(fmt::format("{} has no usable samples", file_->path()));
   return lines;
 }
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "perfdata/perf_event.h"
+
 namespace perflens {
 
 bool SampleCounts::Parse(const PerfFile& file, const RecordView& r, Sample* s, const Evsel** ev) {
@@ -18,6 +20,7 @@ bool SampleCounts::Parse(const PerfFile& file, const RecordView& r, Sample* s, c
     return false;
   }
   ++nr_samples;
+  if ((*ev)->attr.sample_type & kSampleStackUser) ++nr_user_stacks;
   return true;
 }
 
@@ -26,6 +29,10 @@ void SampleCounts::AppendSummary(std::vector<std::string>* lines) const {
   if (nr_bad_samples)
     lines->push_back(fmt::format("{} malformed samples skipped (first: SAMPLE at offset {:#x}: {})", nr_bad_samples,
                                  first_bad_sample_offset, SampleErrorName(first_bad_sample_error)));
+  if (nr_user_stacks)
+    lines->push_back(fmt::format("{} samples carry user stacks for DWARF unwinding (--call-graph dwarf); perflens "
+                                 "does not unwind them yet, so their callchains have only the kernel's part",
+                                 nr_user_stacks));
 }
 
 }  // namespace perflens

@@ -17,6 +17,7 @@ struct SampleCounts {
   uint64_t nr_bad_samples = 0;           // malformed sample records
   uint64_t first_bad_sample_offset = 0;  // file offset of the first malformed one
   SampleError first_bad_sample_error = SampleError::kNone;
+  uint64_t nr_user_stacks = 0;           // samples with a user stack copy (--call-graph dwarf)
 
   // Decodes `r` into *s / *ev. False (and counted) for an unknown id or a malformed
   // record; true (and counted in nr_samples) otherwise.

@@ -142,7 +142,12 @@ Status PrintReportStdio(const Report& report, std::string* out) {
             case FieldKind::kChildren: fmt::format_to(std::back_inserter(cell), "{:.2f}%", Percent(e->acc.period, h.total_period)); break;
             case FieldKind::kSamples: percent = false; fmt::format_to(std::back_inserter(cell), "{}", e->self.nr_samples); break;
             case FieldKind::kPeriod: percent = false; fmt::format_to(std::back_inserter(cell), "{}", e->self.period); break;
-            case FieldKind::kSortKey: f.key->print(*e, &cell); break;
+            case FieldKind::kSortKey:
+            f.key->print(*e, &cell);
+            // perf's repsep_snprintf: the separator's first character inside a value
+            // becomes '.', so "-t ," output stays parseable (C++ names have commas).
+            if (use_sep) std::replace(cell.begin(), cell.end(), sep[0], '.');
+            break;
           }
           if (f.numeric()) {
             (void)percent;

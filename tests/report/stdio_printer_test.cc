@@ -360,5 +360,36 @@ TEST_F(StdioPrinterTest, UnmappedChainNodesTakeThePreviousLevel) {
   EXPECT_NE(out.find("[k] 0xffffffff81000010"), std::string::npos) << out;
 }
 
+// -t: the separator's first character inside a value becomes '.' (perf's
+// repsep_snprintf), so C++ names with commas keep a -t , report parseable.
+TEST_F(StdioPrinterTest, SeparatorInsideValuesBecomesDot) {
+  UseJitPid(47142);
+  std::ofstream(map_path_) << "7f0000001000 100 std::map<int, int>::find\n";
+  PerfDataWriter w;
+  w.AddAttr(CpuClock(false));
+  w.Comm(pid_, pid_, "a,b");
+  PerfDataWriter::Mmap2Fields m;
+  m.pid = m.tid = pid_;
+  m.start = kBase;
+  m.len = 0x10000;
+  m.prot = 5;
+  m.flags = 0x22;
+  m.filename = "//anon";
+  w.Mmap2(m);
+  SampleFields s;
+  s.pid = s.tid = pid_;
+  s.ip = kBase + 0x1010;
+  s.period = 1000;
+  w.Sample(0, s);
+  ReportOptions o;
+  o.field_separator = ",";
+  std::string out = Run(w.Finish(), o);
+  // (Text columns keep their width in -t mode, as perf pads them.)
+  EXPECT_NE(out.find("100.00%,a.b    ,[JIT] tid " + std::to_string(pid_) + ",[.] std::map<int. int>::find\n"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("int, int"), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace perflens
