@@ -51,7 +51,9 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   bool order_set = false;
   std::string cg_error;
   if (!ParseCallGraphArg(options.call_graph, &cg, &order_set, &cg_error)) return Error{cg_error};
-  if (!order_set) cg.caller_order = r->children_;
+  // In pipe mode perf picks the caller order while Children is still on by default,
+  // then turns Children off once it finds no attrs yet: caller order, no Children.
+  if (!order_set) cg.caller_order = r->children_ || (file->pipe_mode() && !options.children.has_value());
   if (!r->has_callchains_) cg.mode = CallGraphMode::kNone;
   // perf's parse_percent_limit also sets the call-graph threshold.
   if (options.percent_limit > 0) cg.min_percent = options.percent_limit;

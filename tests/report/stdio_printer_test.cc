@@ -391,5 +391,37 @@ TEST_F(StdioPrinterTest, SeparatorInsideValuesBecomesDot) {
   EXPECT_EQ(out.find("int, int"), std::string::npos) << out;
 }
 
+// Pipe mode: perf 6.1 picks the caller order while Children is still on by default and
+// then turns Children off, so a piped recording's graphs print root first (checked on
+// a `perf record -g -o -` recording); an explicit order still wins.
+TEST_F(StdioPrinterTest, PipeModeGraphsAreCallerFirst) {
+  UseJitPid(47143);
+  PerfDataWriter w(PerfDataWriter::kPipe);
+  w.AddAttr(CpuClock(true));
+  w.Comm(pid_, pid_, "jitapp");
+  PerfDataWriter::Mmap2Fields m;
+  m.pid = m.tid = pid_;
+  m.start = kBase;
+  m.len = 0x10000;
+  m.prot = 5;
+  m.flags = 0x22;
+  m.filename = "//anon";
+  w.Mmap2(m);
+  SampleFields s;
+  s.pid = s.tid = pid_;
+  s.ip = kBase + 0x4010;  // leaf_a <- helper <- main
+  s.period = 1000;
+  s.callchain = {kContextUser, kBase + 0x4010, kBase + 0x3020, kBase + 0x1040};
+  w.Sample(0, s);
+  const std::vector<uint8_t> bytes = w.Finish();
+  std::string out = Run(bytes, ReportOptions{});
+  EXPECT_EQ(out.find("Children"), std::string::npos) << out;
+  EXPECT_NE(out.find("---main\n"), std::string::npos) << out;
+  ReportOptions callee;
+  callee.call_graph = "graph,0.5,callee";
+  out = Run(bytes, callee);
+  EXPECT_NE(out.find("---leaf_a\n"), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace perflens
