@@ -30,6 +30,18 @@ using testutil::SampleFields;
 
 constexpr uint64_t kBase = 0x7f0000000000;
 
+// The anonymous executable map at kBase whose symbols come from /tmp/perf-PID.map.
+PerfDataWriter::Mmap2Fields JitMap(uint32_t pid) {
+  PerfDataWriter::Mmap2Fields m;
+  m.pid = m.tid = pid;
+  m.start = kBase;
+  m.len = 0x10000;
+  m.prot = 5;      // PROT_READ | PROT_EXEC
+  m.flags = 0x22;  // MAP_PRIVATE | MAP_ANONYMOUS
+  m.filename = "//anon";
+  return m;
+}
+
 EventAttr CpuClock(bool callchain) {
   EventAttr a;
   a.type = 1;  // software, config 0: cpu-clock
@@ -43,14 +55,7 @@ std::vector<uint8_t> JitRecording(uint32_t pid) {
   PerfDataWriter w;
   w.AddAttr(CpuClock(true));
   w.Comm(pid, pid, "jitapp");
-  PerfDataWriter::Mmap2Fields m;
-  m.pid = m.tid = pid;
-  m.start = kBase;
-  m.len = 0x10000;
-  m.prot = 5;      // PROT_READ | PROT_EXEC
-  m.flags = 0x22;  // MAP_PRIVATE | MAP_ANONYMOUS
-  m.filename = "//anon";
-  w.Mmap2(m);
+  w.Mmap2(JitMap(pid));
   auto add = [&](std::vector<uint64_t> ips, int n) {
     for (int i = 0; i < n; ++i) {
       SampleFields s;
@@ -281,18 +286,11 @@ TEST_F(StdioPrinterTest, SecondThreadGivesTheSameReport) {
   const uint32_t pid = pid_;
   PerfDataWriter w;
   w.AddAttr(CpuClock(true));
-  PerfDataWriter::Mmap2Fields m;
-  m.pid = m.tid = pid;
-  m.start = kBase;
-  m.len = 0x10000;
-  m.prot = 5;
-  m.flags = 0x22;
-  m.filename = "//anon";
   const uint64_t fns[] = {kBase + 0x1040, kBase + 0x2030, kBase + 0x3020, kBase + 0x4010, kBase + 0x5010,
                           kBase + 0x9abc};
   uint64_t x = 12345;
   for (int i = 0; i < 20000; ++i) {
-    if (i == 3) w.Mmap2(m);  // the first samples have no map
+    if (i == 3) w.Mmap2(JitMap(pid));  // the first samples have no map
     if (i == 7000) w.Comm(pid, pid, "renamed");
     if (i == 100) w.Comm(pid, pid + 1, "worker");
     SampleFields s;
@@ -335,14 +333,7 @@ TEST_F(StdioPrinterTest, UnmappedChainNodesTakeThePreviousLevel) {
   PerfDataWriter w;
   w.AddAttr(CpuClock(true));
   w.Comm(pid_, pid_, "jitapp");
-  PerfDataWriter::Mmap2Fields m;
-  m.pid = m.tid = pid_;
-  m.start = kBase;
-  m.len = 0x10000;
-  m.prot = 5;
-  m.flags = 0x22;
-  m.filename = "//anon";
-  w.Mmap2(m);
+  w.Mmap2(JitMap(pid_));
   SampleFields s;
   s.misc = kMiscKernel;
   s.pid = s.tid = pid_;
@@ -368,14 +359,7 @@ TEST_F(StdioPrinterTest, SeparatorInsideValuesBecomesDot) {
   PerfDataWriter w;
   w.AddAttr(CpuClock(false));
   w.Comm(pid_, pid_, "a,b");
-  PerfDataWriter::Mmap2Fields m;
-  m.pid = m.tid = pid_;
-  m.start = kBase;
-  m.len = 0x10000;
-  m.prot = 5;
-  m.flags = 0x22;
-  m.filename = "//anon";
-  w.Mmap2(m);
+  w.Mmap2(JitMap(pid_));
   SampleFields s;
   s.pid = s.tid = pid_;
   s.ip = kBase + 0x1010;
@@ -399,14 +383,7 @@ TEST_F(StdioPrinterTest, PipeModeGraphsAreCallerFirst) {
   PerfDataWriter w(PerfDataWriter::kPipe);
   w.AddAttr(CpuClock(true));
   w.Comm(pid_, pid_, "jitapp");
-  PerfDataWriter::Mmap2Fields m;
-  m.pid = m.tid = pid_;
-  m.start = kBase;
-  m.len = 0x10000;
-  m.prot = 5;
-  m.flags = 0x22;
-  m.filename = "//anon";
-  w.Mmap2(m);
+  w.Mmap2(JitMap(pid_));
   SampleFields s;
   s.pid = s.tid = pid_;
   s.ip = kBase + 0x4010;  // leaf_a <- helper <- main

@@ -85,14 +85,15 @@ std::vector<uint8_t> KernelRecording(uint64_t alpha_off, uint64_t beta_off, int 
   return w.Finish();
 }
 
-std::string Report(std::vector<uint8_t> bytes, const std::string& vmlinux, std::vector<std::string>* problems) {
+// The report's "samples|symbol" rows with kernel symbols from `so`.
+std::string Report(std::vector<uint8_t> bytes, SymbolizeOptions so, std::vector<std::string>* problems) {
   auto file = PerfFile::FromBytes(MappedFile::FromBuffer(std::move(bytes)));
   EXPECT_TRUE(file.ok());
   ReportOptions o;
   o.sort = "sym";
   o.fields = "sample,sym";
   o.field_separator = "|";
-  o.symbolize.vmlinux = vmlinux;
+  o.symbolize = std::move(so);
   o.symbolize.buildid_dir = "/nonexistent";
   auto r = Report::Create(file->get(), o);
   EXPECT_TRUE(r.ok());
@@ -122,7 +123,7 @@ TEST_F(VmlinuxTest, SymbolsRelocatedByTheRecordedTextAnchor) {
   uint64_t alpha = SymbolAddr(vmlinux_, "kfunc_alpha") - text;
   uint64_t beta = SymbolAddr(vmlinux_, "kfunc_beta") - text;
   std::vector<std::string> problems;
-  std::string out = Report(KernelRecording(alpha, beta), vmlinux_, &problems);
+  std::string out = Report(KernelRecording(alpha, beta), {.vmlinux = vmlinux_}, &problems);
   EXPECT_NE(out.find(" 3          |[k] kfunc_alpha\n"), std::string::npos) << out;
   EXPECT_NE(out.find(" 1          |[k] kfunc_beta\n"), std::string::npos) << out;
   EXPECT_TRUE(problems.empty()) << problems.front();
@@ -133,7 +134,7 @@ TEST_F(VmlinuxTest, MismatchingBuildIdIsRefused) {
   uint64_t alpha = SymbolAddr(vmlinux_, "kfunc_alpha") - text;
   uint64_t beta = SymbolAddr(vmlinux_, "kfunc_beta") - text;
   std::vector<std::string> problems;
-  std::string out = Report(KernelRecording(alpha, beta, 0xab), vmlinux_, &problems);
+  std::string out = Report(KernelRecording(alpha, beta, 0xab), {.vmlinux = vmlinux_}, &problems);
   EXPECT_EQ(out.find("kfunc_alpha"), std::string::npos) << out;
   bool named = false;
   for (const auto& p : problems) named |= p.find("abababab") != std::string::npos;
@@ -151,19 +152,8 @@ TEST(KallsymsKaslrTest, SymbolsShiftedByTheRecordedAnchor) {
                          "ffffffff81000100 T kfunc_alpha\n"
                          "ffffffff81000200 t kfunc_beta\n"
                          "ffffffff81000300 T kfunc_gamma\n";
-  auto file = PerfFile::FromBytes(MappedFile::FromBuffer(KernelRecording(0x100, 0x200)));
-  ASSERT_TRUE(file.ok());
-  ReportOptions o;
-  o.sort = "sym";
-  o.fields = "sample,sym";
-  o.field_separator = "|";
-  o.symbolize.kallsyms = path;
-  o.symbolize.buildid_dir = "/nonexistent";
-  auto r = Report::Create(file->get(), o);
-  ASSERT_TRUE(r.ok());
-  ASSERT_TRUE((*r)->Process().ok());
-  std::string out;
-  ASSERT_TRUE(PrintReportStdio(**r, &out).ok());
+  std::vector<std::string> problems;
+  const std::string out = Report(KernelRecording(0x100, 0x200), {.kallsyms = path}, &problems);
   auto samples_of = [&](const std::string& row) {  // " 3          |[k] kfunc_alpha"
     size_t at = out.find("|[k] " + row + "\n");
     if (at == std::string::npos) return -1L;
