@@ -89,6 +89,9 @@ class Report::Pipeline {
  public:
   static constexpr size_t kBatches = 3;
   static constexpr size_t kBatchSamples = 4096;
+  // Long chains (a large --max-stack on a hostile file: up to 8K frames a sample) ship
+  // a batch early, so the batches stay within ~3 x 40 MB.
+  static constexpr size_t kBatchFrames = size_t{1} << 20;
 
   Pipeline() {
     for (size_t i = 0; i < kBatches; ++i) {
@@ -249,7 +252,7 @@ void Report::ProcessSample(const RecordView& r) {
     p.chain_ok = ResolveCallchain(thread, s, al.level, &b);
     p.frames_end = static_cast<uint32_t>(b.frames.size());
   }
-  if (b.samples.size() >= Pipeline::kBatchSamples) Ship();
+  if (b.samples.size() >= Pipeline::kBatchSamples || b.frames.size() >= Pipeline::kBatchFrames) Ship();
 }
 
 void Report::AddBatch(const Batch& b) {
