@@ -80,6 +80,13 @@ class PerfFile {
   uint64_t header_size() const { return header_size_; }
   uint64_t attr_size() const { return attr_size_; }
   const std::vector<Evsel>& evsels() const { return evsels_; }
+  // True when some evsel samples the kernel (attr.exclude_kernel clear), so kernel
+  // symbols will be needed.
+  bool SamplesKernel() const {
+    for (const Evsel& ev : evsels_)
+      if (!ev.attr.exclude_kernel()) return true;
+    return false;
+  }
   const HeaderEnv& env() const { return env_; }
   // Raw feature bitmap bit test (file mode); pipe mode reports features seen in-band.
   bool HasFeature(int feature) const { return env_.Has(feature); }

@@ -73,12 +73,7 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   r->machine_->AddBuildIds(env.build_ids);
   r->symbolizer_ = std::make_unique<Symbolizer>(so, r->machine_.get());
   r->resolver_ = std::make_unique<Resolver>(r->machine_.get(), r->symbolizer_.get());
-  // Kernel symbols take as long to read as the samples: read them alongside.
-  for (const auto& ev : file->evsels())
-    if (!ev.attr.exclude_kernel()) {
-      r->symbolizer_->PrefetchKernelSymbols();
-      break;
-    }
+  if (file->SamplesKernel()) r->symbolizer_->PrefetchKernelSymbols();  // read beside the records
   return r;
 }
 

@@ -241,12 +241,7 @@ Result<std::unique_ptr<Script>> Script::Create(PerfFile* file, const ScriptOptio
   s->machine_->AddBuildIds(env.build_ids);
   s->symbolizer_ = std::make_unique<Symbolizer>(so, s->machine_.get());
   s->resolver_ = std::make_unique<Resolver>(s->machine_.get(), s->symbolizer_.get());
-  // As in Report: kernel symbols are read beside the first records.
-  for (const auto& ev : file->evsels())
-    if (!ev.attr.exclude_kernel()) {
-      s->symbolizer_->PrefetchKernelSymbols();
-      break;
-    }
+  if (file->SamplesKernel()) s->symbolizer_->PrefetchKernelSymbols();  // read beside the records
   return s;
 }
 

@@ -392,7 +392,7 @@ bool Symbolizer::Impl::LoadVmlinux(const Dso& dso, Entry* e) {
     Fail(e, LoadStatus::kError, "kernel", table.error().message);
     return false;
   }
-  std::string ref = machine && !machine->kernel_ref_symbol().empty() ? machine->kernel_ref_symbol() : "_text";
+  std::string ref = KernelRefSymbol(machine);
   uint64_t recorded = machine ? machine->kernel_ref_addr() : 0;
   uint64_t anchor = 0;
   for (const Symbol& sym : table->symbols())

@@ -324,12 +324,10 @@ TEST(PrintCallchainTest, NestedFractalCallerMatchesPerf) {
 }
 
 TEST(PrintCallchainTest, NestedFlatCallerMatchesPerf) {
-  // KNOWN BUG: perf's flat mode prints callchain_cumul_hits (hit + children_hit) as the
-  // value ("main;compute" is 90.91%, not its own 18.18%), and orders equal hits by
+  // perf's flat mode prints callchain_cumul_hits (hit + children_hit) as the value
+  // ("main;compute" is 90.91%, not its own 18.18%), and orders equal hits by
   // __sort_chain_flat's post-order walk over children in rb_root_in order (higher
   // dso/address first), so "main;leaf_a" precedes "main;compute;0x7f0000009abc".
-  // perflens prints node->hit and walks pre-order in insertion order
-  // (src/report/callchain_tree.cc, PrintCallchain kFlat/kFolded).
   Fixture fx;
   CallchainNode root = fx.CallerTree();
   EXPECT_EQ(Print(root, Params("flat", true), 11000, 11000),
@@ -343,8 +341,8 @@ TEST(PrintCallchainTest, NestedFlatCallerMatchesPerf) {
 }
 
 TEST(PrintCallchainTest, NestedFoldedCallerOrdersTiesAsPerf) {
-  // KNOWN BUG: equal hits are ordered by perf's post-order walk (see above); folded
-  // values are node->hit, which perflens already prints.
+  // Equal hits are ordered by perf's post-order walk (see above); folded values are
+  // node->hit.
   Fixture fx;
   CallchainNode root = fx.CallerTree();
   EXPECT_EQ(Print(root, Params("folded", true), 11000, 11000),
