@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -18,11 +19,13 @@ constexpr uint8_t kStbLocal = 0, kStbGlobal = 1, kStbWeak = 2;
 constexpr uint8_t kSttObject = 1, kSttFunc = 2;
 constexpr uint64_t kPage = 4096;
 
+// 32 bytes: 120K of these are fresh pages, which cost more than the parsing.
 struct RawSym {
   uint64_t start = 0;
   uint64_t end = 0;
-  std::string_view name;    // without the module part
-  std::string_view module;  // "[xfs]", empty for the kernel
+  uint32_t name_off = 0;  // into the text; the name stops before the module part
+  uint32_t name_len = 0;
+  uint32_t module = 0;    // index into the module names, 0 for the kernel
   uint8_t binding = kStbGlobal;
   uint8_t type = kSttFunc;
 };
@@ -53,12 +56,16 @@ uint8_t ElfType(char type) {  // kallsyms2elf_type
   return (t == 't' || t == 'w') ? kSttFunc : kSttObject;
 }
 
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
+constexpr std::array<int8_t, 256> kHexDigits = [] {
+  std::array<int8_t, 256> t{};
+  for (auto& d : t) d = -1;
+  for (int c = '0'; c <= '9'; ++c) t[static_cast<size_t>(c)] = static_cast<int8_t>(c - '0');
+  for (int c = 'a'; c <= 'f'; ++c) t[static_cast<size_t>(c)] = static_cast<int8_t>(c - 'a' + 10);
+  for (int c = 'A'; c <= 'F'; ++c) t[static_cast<size_t>(c)] = static_cast<int8_t>(c - 'A' + 10);
+  return t;
+}();
+
+int HexDigit(char c) { return kHexDigits[static_cast<uint8_t>(c)]; }
 
 std::string_view TrimRight(std::string_view s) {
   while (!s.empty() && (s.back() == '\r' || s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
@@ -67,31 +74,41 @@ std::string_view TrimRight(std::string_view s) {
 
 uint64_t RoundUpPage(uint64_t v) { return (v + kPage - 1) / kPage * kPage; }
 
-bool PreferFirst(const RawSym& a, const RawSym& b) {
-  return ChooseFirstSymbol(a.end - a.start, a.binding, a.name, b.end - b.start, b.binding, b.name);
-}
-
 // Parses "<hex> <type> <name>[\t<module>]". False for junk.
 bool ParseLine(std::string_view line, uint64_t* addr, char* type, std::string_view* name,
                std::string_view* module) {
   size_t i = 0;
   uint64_t v = 0;
-  while (i < line.size() && HexDigit(line[i]) >= 0) {
+  if (line.size() > 16 && line[16] == ' ') {
+    // The usual 16-digit address, without a branch per digit.
+    int bad = 0;
+    for (size_t k = 0; k < 16; ++k) {
+      int d = HexDigit(line[k]);
+      bad |= d;
+      v = v << 4 | static_cast<uint64_t>(d & 15);
+    }
+    if (bad >= 0) i = 16;
+    else v = 0;
+  }
+  while (i < line.size()) {
+    int d = HexDigit(line[i]);
+    if (d < 0) break;
     if (i >= 16) return false;  // more than 64 bits
-    v = v << 4 | static_cast<uint64_t>(HexDigit(line[i]));
+    v = v << 4 | static_cast<uint64_t>(d);
     ++i;
   }
   if (i == 0 || i + 3 > line.size() || line[i] != ' ' || line[i + 2] != ' ') return false;
   *addr = v;
   *type = line[i + 1];
   std::string_view rest = TrimRight(line.substr(i + 3));
-  size_t tab = rest.find('\t');
-  if (tab == std::string_view::npos) {
+  const void* tab = rest.empty() ? nullptr : std::memchr(rest.data(), '\t', rest.size());
+  if (!tab) {
     *name = rest;
     *module = {};
   } else {
-    *name = rest.substr(0, tab);
-    std::string_view mod = rest.substr(tab + 1);
+    size_t at = static_cast<size_t>(static_cast<const char*>(tab) - rest.data());
+    *name = rest.substr(0, at);
+    std::string_view mod = rest.substr(at + 1);
     while (!mod.empty() && (mod.front() == ' ' || mod.front() == '\t')) mod.remove_prefix(1);
     *module = mod;
   }
@@ -101,15 +118,19 @@ bool ParseLine(std::string_view line, uint64_t* addr, char* type, std::string_vi
 }  // namespace
 
 Result<KallsymsTables> ParseKallsyms(std::string_view text, std::string_view ref_symbol, int64_t delta) {
+  if (text.size() > UINT32_MAX) return Err("kallsyms: text of {} bytes is too large", text.size());
   KallsymsTables out;
   std::vector<RawSym> syms;
-  syms.reserve(text.size() / 40);  // lines are ~45 bytes
+  syms.reserve(text.size() / 44 + 16);  // lines are ~45 bytes
+  std::vector<std::string_view> module_names{std::string_view()};
   size_t parsed = 0;
   bool have_ref = false;
-  while (!text.empty()) {
-    size_t nl = text.find('\n');
-    std::string_view line = text.substr(0, nl);
-    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+  const char* const base = text.data();
+  for (size_t pos = 0; pos < text.size();) {
+    const void* nl = std::memchr(base + pos, '\n', text.size() - pos);
+    const size_t line_end = nl ? static_cast<size_t>(static_cast<const char*>(nl) - base) : text.size();
+    std::string_view line(base + pos, line_end - pos);
+    pos = line_end + 1;
 
     uint64_t addr;
     char type;
@@ -123,9 +144,25 @@ Result<KallsymsTables> ParseKallsyms(std::string_view text, std::string_view ref
     }
     if (!KeepType(type) || name[0] == '$') continue;
     if (module.empty() && name == "__entry_SYSCALL_64_trampoline") continue;
-    syms.push_back(RawSym{addr, addr, name, module, Binding(type), ElfType(type)});
+    RawSym& r = syms.emplace_back();
+    r.start = r.end = addr;
+    r.name_off = static_cast<uint32_t>(name.data() - base);
+    r.name_len = static_cast<uint32_t>(name.size());
+    if (!module.empty()) {
+      // A module's lines come together: compare with the last one before searching.
+      if (module != module_names.back()) {
+        auto it = std::find(module_names.begin() + 1, module_names.end(), module);
+        if (it == module_names.end()) it = module_names.insert(module_names.end(), module);
+        r.module = static_cast<uint32_t>(it - module_names.begin());
+      } else {
+        r.module = static_cast<uint32_t>(module_names.size() - 1);
+      }
+    }
+    r.binding = Binding(type);
+    r.type = ElfType(type);
   }
   if (parsed == 0) return Err("kallsyms: no parsable line (expected \"<hex address> <type> <name>\")");
+  auto name_of = [&](const RawSym& r) { return std::string_view(base + r.name_off, r.name_len); };
 
   // symbols__fixup_end(is_kallsyms=true) on the combined table, before the split.
   auto by_start = [](const RawSym& a, const RawSym& b) { return a.start < b.start; };
@@ -134,7 +171,7 @@ Result<KallsymsTables> ParseKallsyms(std::string_view text, std::string_view ref
     RawSym& prev = syms[i];
     const RawSym& curr = syms[i + 1];
     if (prev.end != prev.start) continue;
-    if (prev.module.empty() != curr.module.empty()) {
+    if ((prev.module == 0) != (curr.module == 0)) {
       prev.end = RoundUpPage(prev.start + kPage);
     } else {
       prev.end = curr.start;
@@ -148,7 +185,10 @@ Result<KallsymsTables> ParseKallsyms(std::string_view text, std::string_view ref
   size_t kept = 0;
   for (size_t i = 0; i < syms.size(); ++i) {
     if (kept > 0 && syms[kept - 1].start == syms[i].start) {
-      if (!PreferFirst(syms[kept - 1], syms[i])) syms[kept - 1] = syms[i];
+      const RawSym& a = syms[kept - 1];
+      const RawSym& b = syms[i];
+      if (!ChooseFirstSymbol(a.end - a.start, a.binding, name_of(a), b.end - b.start, b.binding, name_of(b)))
+        syms[kept - 1] = syms[i];
       continue;
     }
     syms[kept++] = syms[i];
@@ -156,19 +196,18 @@ Result<KallsymsTables> ParseKallsyms(std::string_view text, std::string_view ref
   syms.resize(kept);
 
   // Split: module symbols keep their absolute addresses, kernel ones get the delta.
-  std::string_view last_module;
-  SymbolTable* module_table = nullptr;  // of last_module: a module's symbols come together
+  // Each table is sized first, so it allocates once.
+  std::vector<SymbolTable*> tables(module_names.size(), &out.kernel);
+  for (size_t m = 1; m < module_names.size(); ++m) tables[m] = &out.modules[std::string(module_names[m])];
+  std::vector<size_t> counts(module_names.size(), 0), name_bytes(module_names.size(), 0);
   for (const RawSym& s : syms) {
-    if (s.module.empty()) {
-      uint64_t start = s.start + static_cast<uint64_t>(delta);
-      out.kernel.Add(start, s.end - s.start, s.name, s.binding, s.type);
-    } else {
-      if (!module_table || s.module != last_module) {
-        module_table = &out.modules[std::string(s.module)];
-        last_module = s.module;
-      }
-      module_table->Add(s.start, s.end - s.start, s.name, s.binding, s.type);
-    }
+    ++counts[s.module];
+    name_bytes[s.module] += s.name_len;
+  }
+  for (size_t m = 0; m < tables.size(); ++m) tables[m]->Reserve(counts[m], name_bytes[m]);
+  for (const RawSym& s : syms) {
+    const uint64_t start = s.module == 0 ? s.start + static_cast<uint64_t>(delta) : s.start;
+    tables[s.module]->Add(start, s.end - s.start, name_of(s), s.binding, s.type);
   }
   out.kernel.Finish();
   for (auto& [name, table] : out.modules) table.Finish();

@@ -35,6 +35,9 @@ class SymbolTable {
   SymbolTable(const SymbolTable& other);
   SymbolTable& operator=(const SymbolTable& other);
 
+  // Room for `symbols` more symbols whose names total `name_bytes`, so that a bulk
+  // load (kallsyms) allocates once instead of growing.
+  void Reserve(size_t symbols, size_t name_bytes);
   // Adds a symbol; `size` may be 0. The name is copied into the arena.
   void Add(uint64_t start, uint64_t size, std::string_view name, uint8_t binding = 1, uint8_t type = 2);
   // Sorts, removes duplicates at one address keeping perf's choice

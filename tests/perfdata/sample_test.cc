@@ -177,6 +177,86 @@ TEST_P(SampleTest, AbsentFieldsTakeDefaults) {
   EXPECT_EQ(rr.file->RecordTime(recs[0]->view()), 0u);
 }
 
+// Every field of two samples, spans by their (data, size).
+void ExpectSameSample(const Sample& a, const Sample& b) {
+  auto span = [](const U64Array& x) { return std::make_pair(x.data, x.size); };
+  EXPECT_EQ(a.ip, b.ip);
+  EXPECT_EQ(a.pid, b.pid);
+  EXPECT_EQ(a.tid, b.tid);
+  EXPECT_EQ(a.time, b.time);
+  EXPECT_EQ(a.addr, b.addr);
+  EXPECT_EQ(a.id, b.id);
+  EXPECT_EQ(a.stream_id, b.stream_id);
+  EXPECT_EQ(a.cpu, b.cpu);
+  EXPECT_EQ(a.period, b.period);
+  EXPECT_EQ(a.weight, b.weight);
+  EXPECT_EQ(a.ins_lat, b.ins_lat);
+  EXPECT_EQ(a.data_src, b.data_src);
+  EXPECT_EQ(a.transaction, b.transaction);
+  EXPECT_EQ(a.phys_addr, b.phys_addr);
+  EXPECT_EQ(a.cgroup, b.cgroup);
+  EXPECT_EQ(a.data_page_size, b.data_page_size);
+  EXPECT_EQ(a.code_page_size, b.code_page_size);
+  EXPECT_EQ(a.misc, b.misc);
+  EXPECT_EQ(span(a.read_values), span(b.read_values));
+  EXPECT_EQ(span(a.callchain), span(b.callchain));
+  EXPECT_EQ(a.raw_data, b.raw_data);
+  EXPECT_EQ(a.raw_size, b.raw_size);
+  EXPECT_EQ(a.branch_nr, b.branch_nr);
+  EXPECT_EQ(a.branch_hw_idx, b.branch_hw_idx);
+  EXPECT_EQ(span(a.branch_entries), span(b.branch_entries));
+  EXPECT_EQ(span(a.branch_counters), span(b.branch_counters));
+  EXPECT_EQ(a.user_regs_abi, b.user_regs_abi);
+  EXPECT_EQ(span(a.user_regs), span(b.user_regs));
+  EXPECT_EQ(a.user_stack, b.user_stack);
+  EXPECT_EQ(a.user_stack_size, b.user_stack_size);
+  EXPECT_EQ(a.user_stack_dyn_size, b.user_stack_dyn_size);
+  EXPECT_EQ(a.intr_regs_abi, b.intr_regs_abi);
+  EXPECT_EQ(span(a.intr_regs), span(b.intr_regs));
+  EXPECT_EQ(a.aux_data, b.aux_data);
+  EXPECT_EQ(a.aux_size, b.aux_size);
+}
+
+// Callers reuse one Sample: what a rich sample set must not leak into the next one
+// (DecodeSample resets field by field rather than assigning Sample{}).
+TEST_P(SampleTest, ReusedSampleKeepsNothingFromTheLastOne) {
+  PerfDataWriter w(PerfDataWriter::kFile, GetParam());
+  int rich = w.AddAttr(AllFieldsAttr(), {4242, 4243});
+  EventAttr plain_attr = MakeAttr(kSampleIdentifier | kSampleIp);
+  plain_attr.sample_period = 777;
+  int plain = w.AddAttr(plain_attr, {5151});
+  w.Sample(rich, AllFieldsSample());
+  SampleFields f;
+  f.identifier = 5151;
+  f.ip = 0x1234;
+  f.misc = kMiscUser;
+  w.Sample(plain, f);
+  auto rr = ReadAll(w.Finish());
+  ASSERT_TRUE(rr.file);
+  auto recs = rr.OfType(kRecordSample);
+  ASSERT_EQ(recs.size(), 2u);
+  // The timeless plain sample is delivered first (nothing to order it by).
+  if (recs[0]->bytes.size() > recs[1]->bytes.size()) std::swap(recs[0], recs[1]);
+  const RecordView plain_view = recs[0]->view(), rich_view = recs[1]->view();
+  Sample reused, fresh;
+  const Evsel* ev = nullptr;
+  ASSERT_EQ(rr.file->ParseSample(rich_view, &reused, &ev), SampleError::kNone);
+  ASSERT_EQ(ev, &rr.file->evsels()[0]);
+  ASSERT_EQ(rr.file->ParseSample(plain_view, &reused, &ev), SampleError::kNone);
+  ASSERT_EQ(ev, &rr.file->evsels()[1]);
+  ASSERT_EQ(DecodeSample(plain_view, ev->attr, rr.file->loader(), &fresh), SampleError::kNone);
+  EXPECT_EQ(reused.ip, 0x1234u);
+  EXPECT_EQ(reused.period, 777u);
+  ExpectSameSample(reused, fresh);
+  // And a Sample{} reset by decoding equals its defaults apart from what was read.
+  Sample defaults;
+  defaults.id = 5151;
+  defaults.ip = 0x1234;
+  defaults.misc = kMiscUser;
+  defaults.period = 777;
+  ExpectSameSample(fresh, defaults);
+}
+
 TEST_P(SampleTest, ReadFormatWithoutGroup) {
   PerfDataWriter w(PerfDataWriter::kPipe, GetParam());
   EventAttr a = MakeAttr(kSampleIp | kSampleRead);
