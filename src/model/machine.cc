@@ -99,8 +99,23 @@ void Machine::AddBuildIds(const std::vector<BuildIdEntry>& entries) {
 }
 
 Thread* Machine::FindThread(uint32_t tid) const {
+  ThreadSlot& slot = thread_cache_[tid & (thread_cache_.size() - 1)];
+  if (slot.thread && slot.tid == tid) return slot.thread;
   auto it = threads_.find(tid);
-  return it == threads_.end() ? nullptr : it->second;
+  if (it == threads_.end()) return nullptr;
+  slot = {tid, it->second};
+  return it->second;
+}
+
+void Machine::SetLiveThread(uint32_t tid, Thread* t) {
+  threads_[tid] = t;
+  thread_cache_[tid & (thread_cache_.size() - 1)] = {tid, t};
+}
+
+void Machine::DropLiveThread(uint32_t tid) {
+  threads_.erase(tid);
+  ThreadSlot& slot = thread_cache_[tid & (thread_cache_.size() - 1)];
+  if (slot.tid == tid) slot = {};
 }
 
 Thread* Machine::FindOrCreateThread(uint32_t pid, uint32_t tid) {
@@ -125,7 +140,7 @@ Thread* Machine::FindOrCreateThread(uint32_t pid, uint32_t tid) {
   all_threads_.push_back(std::make_unique<Thread>(pid, tid, std::move(maps)));
   Thread* t = all_threads_.back().get();
   t->SetPlaceholderComm(Intern(fmt::format(":{}", tid)));
-  threads_[tid] = t;
+  SetLiveThread(tid, t);
   return t;
 }
 
@@ -279,13 +294,13 @@ void Machine::ProcessFork(const TaskEvent& e, uint16_t misc) {
   // start the parent afresh, as machine__process_fork_event does.
   if (Thread* stale = FindThread(e.ptid);
       stale && e.ppid != UINT32_MAX && stale->pid() != UINT32_MAX && stale->pid() != e.ppid)
-    threads_.erase(e.ptid);
+    DropLiveThread(e.ptid);
   Thread* parent = FindOrCreateThread(e.ppid, e.ptid);
   const std::string* parent_comm = Intern(parent->comm());
   bool parent_placeholder = parent->comm_is_placeholder();
   std::shared_ptr<Maps> parent_maps = parent->shared_maps();
   uint32_t parent_pid = parent->pid();
-  threads_.erase(e.tid);
+  DropLiveThread(e.tid);
   std::shared_ptr<Maps> maps;
   if (e.pid == parent_pid && e.pid != e.tid) {
     maps = parent_maps;  // a new thread shares the process's maps
@@ -301,7 +316,7 @@ void Machine::ProcessFork(const TaskEvent& e, uint16_t misc) {
   Thread* child = all_threads_.back().get();
   if (parent_placeholder) child->SetPlaceholderComm(Intern(fmt::format(":{}", e.tid)));
   else child->SetComm(parent_comm, e.time, false);
-  threads_[e.tid] = child;
+  SetLiveThread(e.tid, child);
 }
 
 void Machine::ProcessExit(const TaskEvent& e) {

@@ -315,6 +315,12 @@ void PerfFile::FinishEvsels() {
     if (evsels_[i].name.empty()) evsels_[i].name = SynthesizeEvselName(evsels_[i].attr);
   }
   IndexIds();
+  sample_time_offsets_.clear();
+  for (const Evsel& ev : evsels_) {
+    const uint64_t st = ev.attr.sample_type;
+    sample_time_offsets_.push_back(
+        (st & kSampleTime) ? 8u + 8u * static_cast<uint32_t>(std::popcount(st & (kSampleIdentifier | kSampleIp | kSampleTid))) : 0u);
+  }
   if (!evsels_.empty()) {
     const uint64_t st = evsels_[0].attr.sample_type;
     sample_id_all_ = evsels_[0].attr.sample_id_all();
@@ -355,10 +361,9 @@ const Evsel* PerfFile::EvselForRecord(const RecordView& r) const {
 uint64_t PerfFile::RecordTime(const RecordView& r) const {
   if (r.type == kRecordSample) {
     const Evsel* ev = EvselForSample(r);
-    if (!ev || !(ev->attr.sample_type & kSampleTime)) return 0;
-    const uint64_t st = ev->attr.sample_type;
-    uint64_t off = 8 + 8ull * std::popcount(st & (kSampleIdentifier | kSampleIp | kSampleTid));
-    return off + 8 <= r.size ? loader_.U64(r.data + off) : 0;
+    if (!ev || static_cast<size_t>(ev->index) >= sample_time_offsets_.size()) return 0;
+    const uint32_t off = sample_time_offsets_[static_cast<size_t>(ev->index)];
+    return off && off + 8u <= r.size ? loader_.U64(r.data + off) : 0;
   }
   if (r.type >= 64 || !sample_id_all_) return 0;
   const Evsel* ev = EvselForRecord(r);

@@ -135,6 +135,9 @@ class PerfFile {
   int is_pos_ = -1;
   bool sample_id_all_ = false;
   uint64_t comp_mmap_len_ = 0;
+  // Per evsel: byte offset of PERF_SAMPLE_TIME in its samples (header included), 0 when
+  // it has none. RecordTime runs for every record.
+  std::vector<uint32_t> sample_time_offsets_;
 };
 
 }  // namespace perflens
