@@ -189,6 +189,25 @@ TEST(MachineTest, ExitKeepsTheThreadAndALaterForkReplacesIt) {
   EXPECT_EQ(OwnerName(m, old, 0x400000), kA);
 }
 
+// FindThread has a direct-mapped cache by tid: tids sharing a slot, and a recycled
+// parent dropped by FORK, must still give the live thread.
+TEST(MachineTest, ThreadLookupCacheFollowsTheLiveTable) {
+  Machine m;
+  Thread* a = m.FindOrCreateThread(300, 300);
+  Thread* b = m.FindOrCreateThread(300 + 256, 300 + 256);  // same cache slot as 300
+  EXPECT_EQ(m.FindThread(300), a);
+  EXPECT_EQ(m.FindThread(300 + 256), b);
+  EXPECT_EQ(m.FindThread(300), a);
+  EXPECT_EQ(m.FindThread(300 + 512), nullptr);
+  // FORK names tid 300 as parent with another pid: perf drops the stale thread.
+  m.ProcessFork(Task(301, 400, 301, 300), 0);
+  Thread* parent = m.FindThread(300);
+  ASSERT_NE(parent, nullptr);
+  EXPECT_NE(parent, a);
+  EXPECT_EQ(parent->pid(), 400u);
+  EXPECT_EQ(m.FindThread(300 + 256), b);
+}
+
 TEST(MachineTest, FindOrCreateThreadKeepsAKnownPid) {
   Machine m;
   Thread* t = m.FindOrCreateThread(100, 105);
