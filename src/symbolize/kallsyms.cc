@@ -8,6 +8,8 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "base/build_id.h"
@@ -115,20 +117,24 @@ bool ParseLine(std::string_view line, uint64_t* addr, char* type, std::string_vi
   return !name->empty();
 }
 
-}  // namespace
-
-Result<KallsymsTables> ParseKallsyms(std::string_view text, std::string_view ref_symbol, int64_t delta) {
-  if (text.size() > UINT32_MAX) return Err("kallsyms: text of {} bytes is too large", text.size());
-  KallsymsTables out;
+// The symbols of the lines in text[begin, end) (whole lines), with their own module
+// numbering (index 0 is the kernel).
+struct ParsedLines {
   std::vector<RawSym> syms;
-  syms.reserve(text.size() / 44 + 16);  // lines are ~45 bytes
   std::vector<std::string_view> module_names{std::string_view()};
   size_t parsed = 0;
+  bool all_zero = true;
   bool have_ref = false;
+  uint64_t ref_addr = 0;
+};
+
+void ParseLines(std::string_view text, size_t begin, size_t end, std::string_view ref_symbol, ParsedLines* out) {
+  out->syms.reserve((end - begin) / 44 + 16);  // lines are ~45 bytes
+  std::unordered_map<std::string_view, uint32_t> module_index;
   const char* const base = text.data();
-  for (size_t pos = 0; pos < text.size();) {
-    const void* nl = std::memchr(base + pos, '\n', text.size() - pos);
-    const size_t line_end = nl ? static_cast<size_t>(static_cast<const char*>(nl) - base) : text.size();
+  for (size_t pos = begin; pos < end;) {
+    const void* nl = std::memchr(base + pos, '\n', end - pos);
+    const size_t line_end = nl ? static_cast<size_t>(static_cast<const char*>(nl) - base) : end;
     std::string_view line(base + pos, line_end - pos);
     pos = line_end + 1;
 
@@ -136,32 +142,48 @@ Result<KallsymsTables> ParseKallsyms(std::string_view text, std::string_view ref
     char type;
     std::string_view name, module;
     if (!ParseLine(line, &addr, &type, &name, &module)) continue;
-    ++parsed;
-    if (addr != 0) out.all_zero = false;
-    if (!have_ref && !ref_symbol.empty() && module.empty() && IsAnchorType(type) && name == ref_symbol) {
-      out.ref_addr = addr;
-      have_ref = true;
+    ++out->parsed;
+    if (addr != 0) out->all_zero = false;
+    if (!out->have_ref && !ref_symbol.empty() && module.empty() && IsAnchorType(type) && name == ref_symbol) {
+      out->ref_addr = addr;
+      out->have_ref = true;
     }
     if (!KeepType(type) || name[0] == '$') continue;
     if (module.empty() && name == "__entry_SYSCALL_64_trampoline") continue;
-    RawSym& r = syms.emplace_back();
+    RawSym& r = out->syms.emplace_back();
     r.start = r.end = addr;
     r.name_off = static_cast<uint32_t>(name.data() - base);
     r.name_len = static_cast<uint32_t>(name.size());
     if (!module.empty()) {
-      // A module's lines come together: compare with the last one before searching.
-      if (module != module_names.back()) {
-        auto it = std::find(module_names.begin() + 1, module_names.end(), module);
-        if (it == module_names.end()) it = module_names.insert(module_names.end(), module);
-        r.module = static_cast<uint32_t>(it - module_names.begin());
+      // A module's lines come together: compare with the last one before looking up.
+      if (module == out->module_names.back()) {
+        r.module = static_cast<uint32_t>(out->module_names.size() - 1);
       } else {
-        r.module = static_cast<uint32_t>(module_names.size() - 1);
+        auto [it, added] = module_index.try_emplace(module, static_cast<uint32_t>(out->module_names.size()));
+        if (added) out->module_names.push_back(module);
+        r.module = it->second;
       }
     }
     r.binding = Binding(type);
     r.type = ElfType(type);
   }
-  if (parsed == 0) return Err("kallsyms: no parsable line (expected \"<hex address> <type> <name>\")");
+}
+
+}  // namespace
+
+Result<KallsymsTables> ParseKallsyms(std::string_view text, std::string_view ref_symbol, int64_t delta) {
+  if (text.size() > UINT32_MAX) return Err("kallsyms: text of {} bytes is too large", text.size());
+  KallsymsTables out;
+  // (Parsing two halves on two threads was slower: the time goes to page faults on
+  // the fresh tables, which two threads of one process take in turn.)
+  ParsedLines first;
+  ParseLines(text, 0, text.size(), ref_symbol, &first);
+  if (first.parsed == 0) return Err("kallsyms: no parsable line (expected \"<hex address> <type> <name>\")");
+  out.all_zero = first.all_zero;
+  out.ref_addr = first.ref_addr;
+  std::vector<RawSym>& syms = first.syms;
+  const std::vector<std::string_view>& module_names = first.module_names;
+  const char* const base = text.data();
   auto name_of = [&](const RawSym& r) { return std::string_view(base + r.name_off, r.name_len); };
 
   // symbols__fixup_end(is_kallsyms=true) on the combined table, before the split.

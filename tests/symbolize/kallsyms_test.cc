@@ -1,5 +1,6 @@
 #include "symbolize/kallsyms.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -80,6 +81,25 @@ TEST(KallsymsTest, SplitsModulesKeyedByBracketName) {
   // No module symbol leaks into the kernel table and vice versa.
   EXPECT_EQ(r->kernel.Find(0xffffffffc0001000), nullptr);
   EXPECT_EQ(a.Find(0xffffffff81000100), nullptr);
+}
+
+// Modules are numbered as they first appear; a module whose lines come back after
+// another's gets its old table, and many distinct modules stay linear to parse.
+TEST(KallsymsTest, InterleavedAndManyModules) {
+  std::string text = "ffffffff81000000 T _text\n";
+  text += "ffffffffc0001000 t a1\t[mod_a]\n";
+  text += "ffffffffc0002000 t b1\t[mod_b]\n";
+  text += "ffffffffc0003000 t a2\t[mod_a]\n";
+  for (int i = 0; i < 20000; ++i) text += fmt::format("{:016x} t f{}\t[m{}]\n", 0xffffffffd0000000ULL + 0x100ULL * i, i, i);
+  Result<KallsymsTables> r = ParseKallsyms(text, "_text");
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->modules.size(), 2u + 20000u);
+  const SymbolTable& a = r->modules.at("[mod_a]");
+  ASSERT_EQ(a.size(), 2u);
+  EXPECT_EQ(NameAt(a, 0xffffffffc0001000), "a1");
+  EXPECT_EQ(NameAt(a, 0xffffffffc0003000), "a2");
+  EXPECT_EQ(r->modules.at("[mod_b]").size(), 1u);
+  EXPECT_EQ(NameAt(r->modules.at("[m19999]"), 0xffffffffd0000000ULL + 0x100ULL * 19999), "f19999");
 }
 
 TEST(KallsymsTest, DeltaMovesKernelSymbolsOnly) {
