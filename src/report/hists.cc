@@ -83,21 +83,37 @@ void AddStat(HistStat* to, const HistStat& from) {
 }  // namespace
 
 void Hists::ResolvePlaceholderComms() {
+  RekeyRows([](HistEntry* e) {
+    if (!e->thread || e->comm != e->thread->placeholder_name()) return false;
+    const std::string* real = e->thread->first_real_comm();
+    if (!real) return false;
+    e->comm = real;
+    return true;
+  });
+}
+
+void Hists::ReplaceSymbols(const std::unordered_map<const Symbol*, const Symbol*>& replacements) {
+  if (replacements.empty()) return;
+  RekeyRows([&](HistEntry* e) {
+    auto it = replacements.find(e->sym);
+    if (it == replacements.end()) return false;
+    e->sym = it->second;
+    return true;
+  });
+}
+
+void Hists::RekeyRows(const std::function<bool(HistEntry*)>& update) {
   bool changed = false;
-  for (auto& e : entries_) {
-    if (!e.thread || e.comm != e.thread->placeholder_name()) continue;
-    if (const std::string* real = e.thread->first_real_comm()) {
-      e.comm = real;
-      changed = true;
-    }
-  }
+  for (auto& e : entries_) changed |= update(&e);
   if (!changed) return;
   std::vector<HistEntry> old = std::move(entries_);
   entries_.clear();
   row_keys_.clear();
   slots_.clear();
-  // Rows are re-added in their old order, so a row's new index is at most its old one:
-  // merging references downwards never overwrites a row still to be visited.
+  // Rows are re-added in their old order, so a row's new index is at most its old one
+  // (a merged row keeps the place of its first part, as if it had had its final key
+  // from the start): merging references downwards never overwrites a row still to be
+  // visited.
   for (size_t i = 0; i < old.size(); ++i) {
     size_t row = FindOrAdd(old[i]);
     HistEntry& e = entries_[row];

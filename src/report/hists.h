@@ -4,8 +4,10 @@
 #pragma once
 
 #include <array>
-#include <memory>
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "report/callchain_tree.h"
@@ -32,6 +34,10 @@ class Hists {
   // placeholder comm take the comm that later replaced it; rows that now share a key
   // are merged (stats and call graphs).
   void ResolvePlaceholderComms();
+  // Rows keyed by a symbol in `replacements` take its replacement (nullptr: unresolved,
+  // keyed by address as usual), merged the same way: for symbols resolved after the
+  // samples were added (Report defers kernel symbols while kallsyms loads).
+  void ReplaceSymbols(const std::unordered_map<const Symbol*, const Symbol*>& replacements);
 
   // Rows in print order: by `children ? acc : self` period descending, then the sort
   // keys' order.
@@ -55,6 +61,9 @@ class Hists {
   uint64_t total_period_sys = 0, total_period_us = 0;
 
  private:
+  // Applies `update` to every row; if any changed, rebuilds the table in row order,
+  // merging rows whose keys became equal.
+  void RekeyRows(const std::function<bool(HistEntry*)>& update);
   using Key = std::array<uint64_t, kMaxKeys>;
   Key MakeKey(const HistEntry& e) const;
   uint64_t Hash(const Key& k) const;

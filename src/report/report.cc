@@ -74,6 +74,8 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   r->symbolizer_ = std::make_unique<Symbolizer>(so, r->machine_.get());
   r->resolver_ = std::make_unique<Resolver>(r->machine_.get(), r->symbolizer_.get());
   if (file->SamplesKernel()) r->symbolizer_->PrefetchKernelSymbols();  // read beside the records
+  r->defer_kernel_symbols_ =
+      options.defer_kernel_symbols && !r->children_ && cg.mode == CallGraphMode::kNone && options.symbols.empty();
   return r;
 }
 
@@ -188,6 +190,7 @@ Status Report::Process() {
   if (hists_thread.joinable()) hists_thread.join();
   pipeline_.reset();
   batch_ = nullptr;
+  ResolveDeferredSymbols();
   for (Hists& h : hists_) h.ResolvePlaceholderComms();
   return st;
 }
@@ -225,7 +228,9 @@ void Report::ProcessSample(const RecordView& r) {
   if (cpumode == kMiscGuestKernel || cpumode == kMiscGuestUser) ++counters_.nr_guest;
 
   Thread* thread = machine_->FindOrCreateThread(s.pid, s.tid);
-  AddrLocation al = resolver_->Resolve(thread, cpumode, s.ip);
+  AddrLocation al = defer_kernel_symbols_ && cpumode == kMiscKernel && symbolizer_->KernelSymbolsPending()
+                        ? ResolveDeferringKernelSymbol(thread, s.ip)
+                        : resolver_->Resolve(thread, cpumode, s.ip);
   if (!al.dso) ++counters_.nr_no_map;
   else if (!al.sym) ++counters_.nr_no_symbol;
   if (al.dso) al.dso->hit = true;
@@ -248,6 +253,41 @@ void Report::ProcessSample(const RecordView& r) {
     p.frames_end = static_cast<uint32_t>(b.frames.size());
   }
   if (b.samples.size() >= Pipeline::kBatchSamples || b.frames.size() >= Pipeline::kBatchFrames) Ship();
+}
+
+AddrLocation Report::ResolveDeferringKernelSymbol(Thread* thread, uint64_t ip) {
+  AddrLocation al = resolver_->ResolveMap(thread, kMiscKernel, ip);
+  if (!al.dso) return al;
+  if (al.dso->kind() != DsoKind::kKernel) {
+    al.sym = resolver_->FindSymbol(al.dso, al.addr);  // a module: waits for kallsyms
+    return al;
+  }
+  auto [it, added] = deferred_by_addr_.try_emplace(al.addr, nullptr);
+  if (added) {
+    DeferredSymbol& d = deferred_.emplace_back();
+    ++counters_.nr_deferred_kernel_symbols;
+    d.placeholder.start = al.addr;
+    d.placeholder.end = al.addr + 1;
+    d.dso = al.dso;
+    it->second = &d;
+  } else if (it->second->dso != al.dso) {
+    al.sym = resolver_->FindSymbol(al.dso, al.addr);  // a second kernel Dso: no shortcut
+    return al;
+  }
+  ++it->second->nr_samples;
+  al.sym = &it->second->placeholder;
+  return al;
+}
+
+void Report::ResolveDeferredSymbols() {
+  if (deferred_.empty()) return;
+  std::unordered_map<const Symbol*, const Symbol*> real;
+  for (DeferredSymbol& d : deferred_) {
+    const Symbol* sym = resolver_->FindSymbol(d.dso, d.placeholder.start);
+    if (!sym) counters_.nr_no_symbol += d.nr_samples;
+    real.emplace(&d.placeholder, sym);
+  }
+  for (Hists& h : hists_) h.ReplaceSymbols(real);
 }
 
 void Report::AddBatch(const Batch& b) {

@@ -3,9 +3,11 @@
 // separate (stdio_printer.h, json_printer.h).
 #pragma once
 
+#include <deque>
 #include <memory>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "model/machine.h"
@@ -28,6 +30,7 @@ struct ReportCounters : SampleCounts {
   uint64_t nr_bad_callchains = 0;   // guest/unknown markers: chain discarded as perf does
   uint64_t total_lost_samples = 0;  // PERF_RECORD_LOST_SAMPLES
   uint64_t total_lost = 0;          // PERF_RECORD_LOST
+  uint64_t nr_deferred_kernel_symbols = 0;  // kernel addresses resolved after the read
 };
 
 class Report {
@@ -87,6 +90,11 @@ class Report {
   bool Filtered(const Thread* thread, const AddrLocation& al) const;
   // Resolves s.callchain into the batch's frames; false for a corrupt chain.
   bool ResolveCallchain(Thread* thread, const Sample& s, char sample_level, Batch* batch);
+  // A kernel-mode ip resolved while kallsyms is still loading: the map now, the symbol a
+  // placeholder that Process replaces once the reading is done.
+  AddrLocation ResolveDeferringKernelSymbol(Thread* thread, uint64_t ip);
+  // Replaces the placeholders in every Hists with the real symbols.
+  void ResolveDeferredSymbols();
 
   PerfFile* file_ = nullptr;
   ReportOptions options_;
@@ -107,6 +115,16 @@ class Report {
   bool threaded_ = false;              // a second thread adds the batches
   Sample sample_;                      // the sample being resolved
   std::vector<CallchainFrame> chain_frames_;  // per-sample walk scratch, reused
+  // Kernel symbols are deferred (not waited for) while kallsyms loads, when rows are all
+  // there is to build: no callchains, no Children, no --symbols filter.
+  bool defer_kernel_symbols_ = false;
+  struct DeferredSymbol {
+    Symbol placeholder;  // [addr, addr + 1), no name: keys the rows until replaced
+    Dso* dso = nullptr;
+    uint64_t nr_samples = 0;
+  };
+  std::deque<DeferredSymbol> deferred_;                    // stable addresses
+  std::unordered_map<uint64_t, DeferredSymbol*> deferred_by_addr_;
   // Hists side (the second thread while Process runs).
   std::vector<size_t> chain_rows_;     // per-sample dedup scratch, reused (no allocation)
   std::vector<uint32_t> chain_;        // interned frame ids in print order, reused

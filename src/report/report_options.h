@@ -30,6 +30,10 @@ struct ReportOptions {
   // Use a second thread (hists beside reading, call graphs beside printing). The
   // output is the same either way; false keeps everything on the calling thread.
   bool use_threads = true;
+  // While kallsyms is still loading on its helper thread, key kernel samples by
+  // placeholders and put the real symbols in after the read instead of waiting (only
+  // without callchains, Children and --symbols). Same output either way.
+  bool defer_kernel_symbols = true;
 };
 
 }  // namespace perflens

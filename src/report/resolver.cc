@@ -11,17 +11,37 @@ const Symbol* Resolver::FindSymbol(Dso* dso, uint64_t addr) {
   return sym;
 }
 
+namespace {
+
+// The level and the early outs of thread__find_symbol; false when no map lookup follows.
+bool StartLocation(uint16_t cpumode, uint64_t ip, AddrLocation* al) {
+  al->cpumode = cpumode;
+  al->addr = ip;
+  switch (cpumode) {
+    case kMiscKernel: al->level = 'k'; return true;
+    case kMiscUser: al->level = '.'; return true;
+    case kMiscGuestKernel: al->level = 'g'; return false;
+    case kMiscGuestUser: al->level = 'u'; return false;
+    default: al->level = 'H'; return false;
+  }
+}
+
+}  // namespace
+
+AddrLocation Resolver::ResolveMap(Thread* thread, uint16_t cpumode, uint64_t ip) {
+  AddrLocation al;
+  if (!StartLocation(cpumode, ip, &al)) return al;
+  const Map* map = machine_->FindMap(thread, cpumode, ip);
+  if (map && map->dso) {
+    al.dso = map->dso;
+    al.addr = map->MapIp(ip);
+  }
+  return al;
+}
+
 AddrLocation Resolver::Resolve(Thread* thread, uint16_t cpumode, uint64_t ip) {
   AddrLocation al;
-  al.cpumode = cpumode;
-  al.addr = ip;
-  switch (cpumode) {
-    case kMiscKernel: al.level = 'k'; break;
-    case kMiscUser: al.level = '.'; break;
-    case kMiscGuestKernel: al.level = 'g'; return al;
-    case kMiscGuestUser: al.level = 'u'; return al;
-    default: al.level = 'H'; return al;
-  }
+  if (!StartLocation(cpumode, ip, &al)) return al;
   // perf 6.1 does not retry a user-mode ip in the kernel maps: such samples are
   // "[unknown]" (checked on perf.data.lost_samples-4.4).
   const Maps* maps = machine_->MapsFor(thread, cpumode);

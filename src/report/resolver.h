@@ -28,9 +28,13 @@ class Resolver {
 
   // perf's thread__find_symbol: picks kernel or process maps by cpumode.
   AddrLocation Resolve(Thread* thread, uint16_t cpumode, uint64_t ip);
+  // Resolve without the symbol (sym stays nullptr) and without touching the caches:
+  // for callers that look the symbol up later (FindSymbol).
+  AddrLocation ResolveMap(Thread* thread, uint16_t cpumode, uint64_t ip);
+  // The symbol at `addr` (Map::MapIp space) in `dso`, through the (dso, addr) cache.
+  const Symbol* FindSymbol(Dso* dso, uint64_t addr);
 
  private:
-  const Symbol* FindSymbol(Dso* dso, uint64_t addr);
 
   Machine* machine_;
   Symbolizer* symbolizer_;

@@ -5,6 +5,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <future>
@@ -191,6 +192,9 @@ struct Symbolizer::Impl {
   std::string buildid_dir;
   std::unordered_map<int, Entry> entries;
   bool kallsyms_tried = false;
+  // Declared before the future, so it outlives the prefetch (the future's destructor
+  // waits for the task, which sets it as it returns).
+  std::atomic<bool> kallsyms_prefetch_done{false};
   std::future<KallsymsLoad> kallsyms_prefetch;
   std::optional<KallsymsTables> kallsyms;
   DsoLoadInfo kallsyms_info;
@@ -224,11 +228,24 @@ void Symbolizer::PrefetchKernelSymbols() {
   const Dso* kernel = m.machine ? m.machine->kernel_dso() : nullptr;
   std::string bid = kernel ? kernel->build_id().ToHex() : "";
   try {
-    m.kallsyms_prefetch = std::async(std::launch::async, FindKallsyms, m.options.kallsyms, m.buildid_dir,
-                                     std::move(bid), KernelRefSymbol(m.machine));
+    m.kallsyms_prefetch = std::async(
+        std::launch::async,
+        [done = &m.kallsyms_prefetch_done](std::string option, std::string dir, std::string b, std::string ref) {
+          KallsymsLoad load = FindKallsyms(option, dir, std::move(b), std::move(ref));
+          done->store(true, std::memory_order_release);
+          return load;
+        },
+        m.options.kallsyms, m.buildid_dir, std::move(bid), KernelRefSymbol(m.machine));
   } catch (const std::system_error&) {
     // No thread to spare: the kernel is loaded on first use instead.
   }
+}
+
+bool Symbolizer::KernelSymbolsPending() const {
+  const Impl& m = *impl_;
+  // An atomic flag, not future::wait_for: a zero-timeout wait may be a futex call, and
+  // this is asked per kernel sample.
+  return !m.kallsyms_tried && m.kallsyms_prefetch.valid() && !m.kallsyms_prefetch_done.load(std::memory_order_acquire);
 }
 
 Symbolizer::Symbolizer(SymbolizeOptions options, const Machine* machine) : impl_(std::make_unique<Impl>()) {

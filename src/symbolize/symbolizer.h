@@ -54,6 +54,9 @@ class Symbolizer {
   // --vmlinux is given or the kernel was already loaded; a prefetch for another
   // build-id or anchor than the one finally needed is discarded.
   void PrefetchKernelSymbols();
+  // True while that prefetch is still running: Find on the kernel Dso would wait for
+  // it. Callers that can resolve kernel symbols later (Report) keep going instead.
+  bool KernelSymbolsPending() const;
 
   // The symbol covering `addr` (the Map::MapIp of the sample ip) in `dso`, loading the
   // DSO's symbols on first use. nullptr when the DSO has no symbol there.

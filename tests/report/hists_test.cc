@@ -179,5 +179,41 @@ TEST(HistsTest, PlaceholderStaysWhenNoRealCommCame) {
   EXPECT_EQ(Rows(h), (std::vector<std::string>{":88 = 3"}));
 }
 
+// Report defers kernel symbols while kallsyms loads: rows keyed by placeholders take the
+// real symbol afterwards, merging with rows that had it from the start and keeping the
+// place of the earliest part; a placeholder without a symbol becomes the address row.
+TEST(HistsTest, ReplacedSymbolsMergeInFirstSeenOrder) {
+  Env env;
+  Dso kernel{2, "[kernel.kallsyms]", DsoKind::kKernel};
+  Symbol hold1{0x110, 0x111, ""}, hold2{0x120, 0x121, ""}, hold3{0x999, 0x99a, ""};
+  Hists h(Keys("dso,sym"));
+  auto add = [&](const Symbol* sym, uint64_t addr, uint64_t period) {
+    HistEntry p;
+    p.dso = &kernel;
+    p.sym = sym;
+    p.addr = addr;
+    p.level = 'k';
+    size_t row = h.FindOrAdd(p);
+    Hists::AddSelf(&h.at(row), period, kMiscKernel);
+    return row;
+  };
+  EXPECT_EQ(add(&hold1, 0x110, 4), 0u);   // -> f
+  EXPECT_EQ(add(&env.g, 0x210, 3), 1u);   // g, resolved at once
+  EXPECT_EQ(add(&hold3, 0x999, 2), 2u);   // -> no symbol
+  EXPECT_EQ(add(&env.f, 0x130, 1), 3u);   // f, resolved at once, after its placeholder
+  EXPECT_EQ(add(&hold2, 0x120, 5), 4u);   // -> f as well
+  h.ReplaceSymbols({{&hold1, &env.f}, {&hold2, &env.f}, {&hold3, nullptr}});
+  ASSERT_EQ(h.entries().size(), 3u);
+  EXPECT_EQ(h.entries()[0].sym, &env.f);  // the first placeholder's place
+  EXPECT_EQ(h.entries()[0].self.period, 10u);
+  EXPECT_EQ(h.entries()[0].self.nr_samples, 3u);
+  EXPECT_EQ(h.entries()[1].sym, &env.g);
+  EXPECT_EQ(h.entries()[2].sym, nullptr);
+  EXPECT_EQ(h.entries()[2].addr, 0x999u);
+  // The unresolved row is keyed by its address like any other: a later sample there
+  // finds it.
+  EXPECT_EQ(add(nullptr, 0x999, 1), 2u);
+}
+
 }  // namespace
 }  // namespace perflens

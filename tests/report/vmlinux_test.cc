@@ -1,5 +1,6 @@
 // --vmlinux: kernel symbols from an ELF image, relocated by the recorded KASLR anchor
 // ([kernel.kallsyms]_text MMAP pgoff) and refused when its build-id differs.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -161,6 +162,69 @@ TEST(KallsymsKaslrTest, SymbolsShiftedByTheRecordedAnchor) {
   };
   EXPECT_EQ(samples_of("kfunc_alpha"), 3) << out;
   EXPECT_EQ(samples_of("kfunc_beta"), 1) << out;
+  std::remove(path.c_str());
+  rmdir(dir.c_str());
+}
+
+// Kernel samples read while kallsyms is still being parsed on its helper thread are
+// keyed by placeholders and get their symbols after the read: the report is the same as
+// when the reader waits. (A large kallsyms makes the first case near certain; the
+// comparison holds either way.)
+TEST(KallsymsDeferredTest, SameReportWhetherKernelSymbolsWaitOrNot) {
+  char tmpl[] = "/tmp/perflens-kallsyms-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl, path = dir + "/kallsyms";
+  {
+    std::ofstream f(path);
+    f << fmt::format("{:016x} T _text\n", kRuntimeText);
+    for (uint64_t i = 1; i < 300000; ++i) f << fmt::format("{:016x} t kfunc_{}\n", kRuntimeText + 0x40 * i, i);
+  }
+  PerfDataWriter w;
+  EventAttr a;
+  a.type = 1;
+  a.size = 128;
+  a.sample_type = kSampleIp | kSampleTid | kSamplePeriod;
+  a.sample_period = 1000;
+  w.AddAttr(a);
+  w.Mmap(UINT32_MAX, 0, kRuntimeText, 0x2000000, kRuntimeText, "[kernel.kallsyms]_text", {}, kMiscKernel);
+  w.Comm(7, 7, "kworker");
+  for (uint64_t i = 0; i < 3000; ++i) {
+    SampleFields s;
+    s.misc = kMiscKernel;
+    s.pid = s.tid = 7;
+    s.period = 1000 + i % 7;
+    s.ip = kRuntimeText + 0x40 * ((i * 7919) % 500) + 3;  // 500 symbols, repeated
+    if (i % 11 == 0) s.ip = kRuntimeText + 0x1ffff00;      // past the last symbol's page
+    w.Sample(0, s);
+  }
+  const std::vector<uint8_t> bytes = w.Finish();
+  auto run = [&](bool defer, uint64_t* deferred) {
+    auto file = PerfFile::FromBytes(MappedFile::FromBuffer(bytes));
+    EXPECT_TRUE(file.ok());
+    ReportOptions o;
+    o.children = false;
+    o.call_graph = "none";
+    o.sort = "comm,dso,sym";
+    o.defer_kernel_symbols = defer;
+    o.symbolize.kallsyms = path;
+    o.symbolize.buildid_dir = "/nonexistent";
+    auto r = Report::Create(file->get(), o);
+    EXPECT_TRUE(r.ok());
+    EXPECT_TRUE((*r)->Process().ok());
+    std::string out;
+    EXPECT_TRUE(PrintReportStdio(**r, &out).ok());
+    for (const std::string& line : (*r)->SummaryLines()) out += line + "\n";
+    *deferred = (*r)->counters().nr_deferred_kernel_symbols;
+    return out;
+  };
+  uint64_t deferred_on = 0, deferred_off = 0;
+  const std::string waited = run(false, &deferred_off);
+  const std::string deferred = run(true, &deferred_on);
+  EXPECT_EQ(deferred_off, 0u);
+  EXPECT_EQ(deferred, waited);
+  EXPECT_NE(waited.find("[k] kfunc_7"), std::string::npos) << waited;
+  EXPECT_NE(waited.find("samples in a DSO without a symbol there"), std::string::npos) << waited;
+  RecordProperty("deferred_kernel_symbols", static_cast<int>(deferred_on));
   std::remove(path.c_str());
   rmdir(dir.c_str());
 }
