@@ -116,17 +116,20 @@ fi
 
 # --- timing ----------------------------------------------------------------------------
 # measure cmd... -> "wall cpu rss_mb" of one run (output discarded)
+# Wall time from bash's EPOCHREALTIME (microseconds): /usr/bin/time prints it in 10 ms
+# steps, too coarse for the ~50 ms jobs.
 measure() {
-  local log="$work/time.log"
+  local log="$work/time.log" t0 t1
+  t0=$EPOCHREALTIME
   /usr/bin/time -v -o "$log" "$@" >/dev/null 2>"$work/stderr.log" || {
     echo "compare.sh: command failed: $*" >&2
     cat "$work/stderr.log" >&2
     exit 1
   }
-  awk -F': ' '
-    /Elapsed \(wall clock\)/ { n = split($2, t, ":"); w = 0; for (i = 1; i <= n; ++i) w = w * 60 + t[i] }
+  t1=$EPOCHREALTIME
+  awk -F': ' -v t0="$t0" -v t1="$t1" '
     /User time/ { u = $2 } /System time/ { s = $2 } /Maximum resident/ { m = $2 }
-    END { printf "%.2f %.2f %.0f\n", w, u + s, m / 1024 }' "$log"
+    END { printf "%.3f %.2f %.0f\n", t1 - t0, u + s, m / 1024 }' "$log"
 }
 # median of N runs, per column
 median_runs() {
@@ -154,7 +157,7 @@ run_job() {  # file label args...
   read -r lw lc lm <<<"$pl"
   awk -v f="$(basename "$file")" -v j="$label" -v pw="$pw" -v pc="$pc" -v pm="$pm" -v lw="$lw" -v lc="$lc" -v lm="$lm" 'BEGIN {
     wx = lw > 0 ? pw / lw : 0; cx = lc > 0 ? pc / lc : 0; rx = lm > 0 ? pm / lm : 0
-    printf "%-10s %-44s %9.2f %9.2f %9d | %9.2f %9.2f %9d | %7.1fx %7.1fx %7.1fx\n", f, j, pw, pc, pm, lw, lc, lm, wx, cx, rx }'
+    printf "%-10s %-44s %9.3f %9.2f %9d | %9.3f %9.2f %9d | %7.1fx %7.1fx %7.1fx\n", f, j, pw, pc, pm, lw, lc, lm, wx, cx, rx }'
 }
 
 files=("$work/fp.data")
