@@ -426,18 +426,17 @@ class Decompressor {
     return true;
   }
   std::vector<uint8_t>& pending() { return pending_; }
-  // Moves the first `n` pending bytes into a stable chunk and returns it.
-  const std::vector<uint8_t>& Commit(size_t n) {
-    chunks_.emplace_back(pending_.begin(), pending_.begin() + static_cast<long>(n));
+  // Moves the first `n` pending bytes into a stable chunk of `chunks` and returns it.
+  const std::vector<uint8_t>& Commit(size_t n, std::deque<std::vector<uint8_t>>* chunks) {
+    chunks->emplace_back(pending_.begin(), pending_.begin() + static_cast<long>(n));
     pending_.erase(pending_.begin(), pending_.begin() + static_cast<long>(n));
-    return chunks_.back();
+    return chunks->back();
   }
 
  private:
   ZSTD_DStream* ds_ = nullptr;
   uint64_t cap_;
   std::vector<uint8_t> pending_;
-  std::deque<std::vector<uint8_t>> chunks_;
 };
 
 }  // namespace
@@ -447,6 +446,7 @@ Status PerfFile::ReadRecords(const RecordCallback& cb, ReadStats* stats) {
   OrderedQueue queue;
   const bool ordered = options_.ordered;
   Decompressor decomp(options_.max_decompressed_bytes);
+  decompressed_chunks_.clear();  // the last call's records are no longer valid
   bool decomp_failed = false;
 
   auto count = [&](const RecordView& r) {
@@ -507,7 +507,7 @@ Status PerfFile::ReadRecords(const RecordCallback& cb, ReadStats* stats) {
       pos += sz;
     }
     if (pos == 0) return;
-    const auto& chunk = decomp.Commit(pos);
+    const auto& chunk = decomp.Commit(pos, &decompressed_chunks_);
     size_t q = 0;
     while (q < chunk.size()) {
       RecordView in;

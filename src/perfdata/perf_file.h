@@ -2,13 +2,15 @@
 // in place from an mmap or an in-memory buffer (pipes), in either byte order.
 //
 // Ownership: PerfFile owns the bytes; a RecordView from the file stays valid until the
-// PerfFile is destroyed, but one decompressed from COMPRESSED/COMPRESSED2 data is valid
-// only until ReadRecords returns (RecordView::compressed tells which): copy what you keep.
+// PerfFile is destroyed, and one decompressed from COMPRESSED/COMPRESSED2 data
+// (RecordView::compressed) until the next ReadRecords call or the PerfFile's
+// destruction, so that records read on one thread can be processed on another.
 // Layouts: tools/perf/util/header.c (perf_file_header, attrs, feature index),
 // tools/perf/util/session.c (record framing, ordering, compression). Spec part A.
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -135,6 +137,8 @@ class PerfFile {
   int is_pos_ = -1;
   bool sample_id_all_ = false;
   uint64_t comp_mmap_len_ = 0;
+  // Records decompressed by the last ReadRecords (kept for the RecordViews into them).
+  std::deque<std::vector<uint8_t>> decompressed_chunks_;
   // Per evsel: byte offset of PERF_SAMPLE_TIME in its samples (header included), 0 when
   // it has none. RecordTime runs for every record.
   std::vector<uint32_t> sample_time_offsets_;

@@ -12,6 +12,8 @@
 namespace perflens {
 namespace {
 
+constexpr size_t kPrefetchAhead = 8;
+
 bool Contains(const std::vector<std::string>& list, std::string_view s) {
   return std::find(list.begin(), list.end(), s) != list.end();
 }
@@ -79,33 +81,34 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   return r;
 }
 
-// Batches go from the reading thread to the hists thread and back empty. At most
-// kBatches exist, so the reader waits when the hists side falls behind (bounded
-// memory), and the hists side adds samples in exactly the order they were read.
+// Batches go from one thread to the next (reading -> resolving -> hists) and back
+// empty. At most kBatches exist per pipeline, so a producer waits when its consumer
+// falls behind (bounded memory), and the consumer takes them in exactly the order they
+// were filled.
+template <typename B>
 class Report::Pipeline {
  public:
   static constexpr size_t kBatches = 3;
-  static constexpr size_t kBatchSamples = 4096;
+  static constexpr size_t kBatchItems = 4096;
   // Long chains (a large --max-stack on a hostile file: up to 8K frames a sample) ship
   // a batch early, so the batches stay within ~3 x 40 MB.
   static constexpr size_t kBatchFrames = size_t{1} << 20;
 
   Pipeline() {
     for (size_t i = 0; i < kBatches; ++i) {
-      all_.push_back(std::make_unique<Batch>());
-      all_.back()->samples.reserve(kBatchSamples);
+      all_.push_back(std::make_unique<B>());
       free_.push_back(all_.back().get());
     }
   }
-  // Reader: an empty batch (waits for one).
-  Batch* TakeFree() {
+  // Producer: an empty batch (waits for one).
+  B* TakeFree() {
     std::unique_lock lock(m_);
     cv_.wait(lock, [&] { return !free_.empty(); });
-    Batch* b = free_.front();
+    B* b = free_.front();
     free_.pop_front();
     return b;
   }
-  void PushFull(Batch* b) {
+  void PushFull(B* b) {
     {
       std::lock_guard lock(m_);
       full_.push_back(b);
@@ -119,18 +122,17 @@ class Report::Pipeline {
     }
     cv_.notify_all();
   }
-  // Hists side: the next full batch; nullptr once closed and drained.
-  Batch* TakeFull() {
+  // Consumer: the next full batch; nullptr once closed and drained.
+  B* TakeFull() {
     std::unique_lock lock(m_);
     cv_.wait(lock, [&] { return !full_.empty() || closed_; });
     if (full_.empty()) return nullptr;
-    Batch* b = full_.front();
+    B* b = full_.front();
     full_.pop_front();
     return b;
   }
-  void Recycle(Batch* b) {
-    b->samples.clear();
-    b->frames.clear();
+  void Recycle(B* b) {
+    b->clear();
     {
       std::lock_guard lock(m_);
       free_.push_back(b);
@@ -141,15 +143,15 @@ class Report::Pipeline {
  private:
   std::mutex m_;
   std::condition_variable cv_;
-  std::vector<std::unique_ptr<Batch>> all_;
-  std::deque<Batch*> free_, full_;
+  std::vector<std::unique_ptr<B>> all_;
+  std::deque<B*> free_, full_;
   bool closed_ = false;
 };
 
 Report::~Report() = default;
 
 Status Report::Process() {
-  pipeline_ = std::make_unique<Pipeline>();
+  pipeline_ = std::make_unique<Pipeline<Batch>>();
   batch_ = pipeline_->TakeFree();
   std::thread hists_thread;
   if (options_.use_threads) {
@@ -165,26 +167,49 @@ Status Report::Process() {
     }
   }
   threaded_ = hists_thread.joinable();
-  Status st = file_->ReadRecords(
-      [this](const RecordView& r) {
-        switch (r.type) {
-          case kRecordSample:
-            ProcessSample(r);
-            break;
-          case kRecordLostSamples:
-            if (r.size >= 16) counters_.total_lost_samples += file_->loader().U64(r.data + 8);
-            break;
-          case kRecordLost: {
-            LostEvent e;
-            if (DecodeLost(r, file_->loader(), &e)) counters_.total_lost += e.lost;
-            break;
-          }
-          default:
-            machine_->ProcessRecord(*file_, r);
-            break;
-        }
-      },
-      &read_stats_);
+
+  // Framing and ordering on a reading thread when one can be had; decoding and
+  // resolution here. Records are passed as views (the PerfFile keeps their bytes).
+  Status st = Status::Ok();
+  std::thread read_thread;
+  if (options_.use_threads) {
+    read_pipeline_ = std::make_unique<Pipeline<ReadBatch>>();
+    read_batch_ = read_pipeline_->TakeFree();
+    try {
+      read_thread = std::thread([this, &st] {
+        st = file_->ReadRecords(
+            [this](const RecordView& r) {
+              read_batch_->records.push_back(r);
+              if (read_batch_->records.size() >= Pipeline<ReadBatch>::kBatchItems) {
+                read_pipeline_->PushFull(read_batch_);
+                read_batch_ = read_pipeline_->TakeFree();
+              }
+            },
+            &read_stats_);
+        if (!read_batch_->records.empty()) read_pipeline_->PushFull(read_batch_);
+        read_pipeline_->Close();
+      });
+    } catch (const std::system_error&) {
+      read_pipeline_.reset();
+    }
+  }
+  if (read_thread.joinable()) {
+    while (ReadBatch* rb = read_pipeline_->TakeFull()) {
+      // The records come cold from the reading thread's core: fetch a few ahead.
+      const std::vector<RecordView>& recs = rb->records;
+      for (size_t i = 0; i < recs.size(); ++i) {
+        if (i + kPrefetchAhead < recs.size()) __builtin_prefetch(recs[i + kPrefetchAhead].data);
+        HandleRecord(recs[i]);
+      }
+      read_pipeline_->Recycle(rb);
+    }
+    read_thread.join();
+  } else {
+    st = file_->ReadRecords([this](const RecordView& r) { HandleRecord(r); }, &read_stats_);
+  }
+  read_pipeline_.reset();
+  read_batch_ = nullptr;
+
   Ship();
   pipeline_->Close();
   if (hists_thread.joinable()) hists_thread.join();
@@ -195,6 +220,25 @@ Status Report::Process() {
   return st;
 }
 
+void Report::HandleRecord(const RecordView& r) {
+  switch (r.type) {
+    case kRecordSample:
+      ProcessSample(r);
+      break;
+    case kRecordLostSamples:
+      if (r.size >= 16) counters_.total_lost_samples += file_->loader().U64(r.data + 8);
+      break;
+    case kRecordLost: {
+      LostEvent e;
+      if (DecodeLost(r, file_->loader(), &e)) counters_.total_lost += e.lost;
+      break;
+    }
+    default:
+      machine_->ProcessRecord(*file_, r);
+      break;
+  }
+}
+
 void Report::Ship() {
   if (batch_->samples.empty()) return;
   if (threaded_) {
@@ -202,8 +246,7 @@ void Report::Ship() {
     batch_ = pipeline_->TakeFree();
   } else {
     AddBatch(*batch_);
-    batch_->samples.clear();
-    batch_->frames.clear();
+    batch_->clear();
   }
 }
 
@@ -252,7 +295,7 @@ void Report::ProcessSample(const RecordView& r) {
     p.chain_ok = ResolveCallchain(thread, s, al.level, &b);
     p.frames_end = static_cast<uint32_t>(b.frames.size());
   }
-  if (b.samples.size() >= Pipeline::kBatchSamples || b.frames.size() >= Pipeline::kBatchFrames) Ship();
+  if (b.samples.size() >= Pipeline<Batch>::kBatchItems || b.frames.size() >= Pipeline<Batch>::kBatchFrames) Ship();
 }
 
 AddrLocation Report::ResolveDeferringKernelSymbol(Thread* thread, uint64_t ip) {

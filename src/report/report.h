@@ -76,10 +76,23 @@ class Report {
   struct Batch {
     std::vector<PendingSample> samples;
     std::vector<AddrLocation> frames;  // callee first, keyed as perf's callchain nodes
+    void clear() {
+      samples.clear();
+      frames.clear();
+    }
   };
+  // Records as the reading thread delivers them (perf's order); views into the
+  // PerfFile's bytes.
+  struct ReadBatch {
+    std::vector<RecordView> records;
+    void clear() { records.clear(); }
+  };
+  template <typename B>
   class Pipeline;
 
   Report() = default;
+  // Resolving thread: the machine, counters or ProcessSample for one record.
+  void HandleRecord(const RecordView& r);
   // Reading thread: decodes and resolves one sample into the current batch.
   void ProcessSample(const RecordView& r);
   // Hands the current batch to the hists side (or adds it here without a second thread).
@@ -109,8 +122,11 @@ class Report {
   bool sort_by_children_ = false;
   bool has_callchains_ = false;
   CallGraphParams call_graph_;
-  // Reading side.
-  std::unique_ptr<Pipeline> pipeline_;
+  // Reading thread (framing and ordering) -> resolving thread (the caller of Process).
+  std::unique_ptr<Pipeline<ReadBatch>> read_pipeline_;
+  ReadBatch* read_batch_ = nullptr;  // being filled by the reading thread
+  // Resolving thread -> hists thread.
+  std::unique_ptr<Pipeline<Batch>> pipeline_;
   Batch* batch_ = nullptr;             // being filled
   bool threaded_ = false;              // a second thread adds the batches
   Sample sample_;                      // the sample being resolved

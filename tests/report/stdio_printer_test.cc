@@ -281,6 +281,47 @@ TEST(StdioPrinterUnitsTest, UnresolvedRowsWidenTheDsoColumn) {
 // The second thread changes nothing: many batches of samples (with callchains, a
 // comm change and a new map mid-stream, rows merged by ResolvePlaceholderComms) give
 // byte-identical reports with and without it, in every call-graph mode.
+// perf record -z: the records come out of COMPRESSED records, and the reading thread
+// hands views into the decompressed bytes to the resolving thread, so they must stay
+// valid after the reader has moved on (PerfFile keeps them until the next read).
+TEST_F(StdioPrinterTest, CompressedRecordsReadOnAnotherThread) {
+  UseJitPid(47141);
+  const uint32_t pid = pid_;
+  auto record = [&](bool compressed) {
+    PerfDataWriter w;
+    w.AddAttr(CpuClock(true));
+    w.Mmap2(JitMap(pid));
+    const uint64_t fns[] = {kBase + 0x1040, kBase + 0x2030, kBase + 0x3020, kBase + 0x4010};
+    for (int block = 0; block < 8; ++block) {
+      if (compressed) w.BeginCompressed();
+      for (int i = 0; i < 3000; ++i) {
+        SampleFields s;
+        s.pid = s.tid = pid;
+        s.period = 1000 + static_cast<uint64_t>(i % 5);
+        s.callchain = {kContextUser, fns[(i + block) % 4], fns[(i / 4) % 4]};
+        s.ip = s.callchain[1];
+        w.Sample(0, s);
+      }
+      if (block == 4) w.Comm(pid, pid, "renamed");
+      if (compressed) w.EndCompressed({1000, 70000});
+    }
+    return w.Finish();
+  };
+  const std::vector<uint8_t> plain = record(false), packed = record(true);
+  ASSERT_LT(packed.size(), plain.size() / 4);
+  for (const char* g : {"graph,0.5", "none"}) {
+    ReportOptions o;
+    o.call_graph = g;
+    o.use_threads = false;
+    const std::string expected = Run(plain, o);
+    ASSERT_NE(expected.find("leaf_a"), std::string::npos) << expected;
+    ASSERT_NE(expected.find("renamed"), std::string::npos) << expected;
+    EXPECT_EQ(Run(packed, o), expected) << g;
+    o.use_threads = true;
+    EXPECT_EQ(Run(packed, o), expected) << g;
+  }
+}
+
 TEST_F(StdioPrinterTest, SecondThreadGivesTheSameReport) {
   UseJitPid(47140);
   const uint32_t pid = pid_;
