@@ -47,31 +47,33 @@ uint64_t SymbolAddr(const std::string& elf, const std::string& name) {
 
 // Kernel samples at alpha+2 (×3) and beta+3; with `kernel_build_id_byte` set, the
 // BUILD_ID feature records that (20-byte repeated) build-id for [kernel.kallsyms].
-std::vector<uint8_t> KernelRecording(uint64_t alpha_off, uint64_t beta_off, int kernel_build_id_byte = -1) {
-  PerfDataWriter w;
+// One evsel (ip, tid, period), the kernel map of `map_len` bytes at kRuntimeText
+// (start = runtime _text, pgoff = runtime address of the anchor) and pid 7 "kworker".
+void StartKernelRecording(PerfDataWriter* w, uint64_t map_len) {
   EventAttr a;
   a.type = 1;
   a.size = 128;
   a.sample_type = kSampleIp | kSampleTid | kSamplePeriod;
   a.sample_period = 1000;
-  w.AddAttr(a);
-  // The kernel map: start = runtime _text, pgoff = runtime address of the anchor.
-  w.Mmap(UINT32_MAX, 0, kRuntimeText, 0x1000000, kRuntimeText, "[kernel.kallsyms]_text", {}, kMiscKernel);
-  w.Comm(7, 7, "kworker");
-  for (int i = 0; i < 3; ++i) {
-    SampleFields s;
-    s.misc = kMiscKernel;
-    s.pid = s.tid = 7;
-    s.period = 1000;
-    s.ip = kRuntimeText + alpha_off + 2;
-    w.Sample(0, s);
-  }
+  w->AddAttr(a);
+  w->Mmap(UINT32_MAX, 0, kRuntimeText, map_len, kRuntimeText, "[kernel.kallsyms]_text", {}, kMiscKernel);
+  w->Comm(7, 7, "kworker");
+}
+
+void KernelSample(PerfDataWriter* w, uint64_t ip, uint64_t period) {
   SampleFields s;
   s.misc = kMiscKernel;
   s.pid = s.tid = 7;
-  s.period = 1000;
-  s.ip = kRuntimeText + beta_off + 3;
-  w.Sample(0, s);
+  s.period = period;
+  s.ip = ip;
+  w->Sample(0, s);
+}
+
+std::vector<uint8_t> KernelRecording(uint64_t alpha_off, uint64_t beta_off, int kernel_build_id_byte = -1) {
+  PerfDataWriter w;
+  StartKernelRecording(&w, 0x1000000);
+  for (int i = 0; i < 3; ++i) KernelSample(&w, kRuntimeText + alpha_off + 2, 1000);
+  KernelSample(&w, kRuntimeText + beta_off + 3, 1000);
   if (kernel_build_id_byte >= 0) {
     ByteWriter bid;
     bid.U32(0);
@@ -86,15 +88,12 @@ std::vector<uint8_t> KernelRecording(uint64_t alpha_off, uint64_t beta_off, int 
   return w.Finish();
 }
 
-// The report's "samples|symbol" rows with kernel symbols from `so`.
-std::string Report(std::vector<uint8_t> bytes, SymbolizeOptions so, std::vector<std::string>* problems) {
-  auto file = PerfFile::FromBytes(MappedFile::FromBuffer(std::move(bytes)));
+// The stdio report of `bytes` under `o` (no build-id cache), its summary lines in
+// *problems and its counters in *counters.
+std::string RunReport(const std::vector<uint8_t>& bytes, ReportOptions o, std::vector<std::string>* problems,
+                      ReportCounters* counters = nullptr) {
+  auto file = PerfFile::FromBytes(MappedFile::FromBuffer(bytes));
   EXPECT_TRUE(file.ok());
-  ReportOptions o;
-  o.sort = "sym";
-  o.fields = "sample,sym";
-  o.field_separator = "|";
-  o.symbolize = std::move(so);
   o.symbolize.buildid_dir = "/nonexistent";
   auto r = Report::Create(file->get(), o);
   EXPECT_TRUE(r.ok());
@@ -102,7 +101,18 @@ std::string Report(std::vector<uint8_t> bytes, SymbolizeOptions so, std::vector<
   std::string out;
   EXPECT_TRUE(PrintReportStdio(**r, &out).ok());
   *problems = (*r)->SummaryLines();
+  if (counters) *counters = (*r)->counters();
   return out;
+}
+
+// The report's "samples|symbol" rows with kernel symbols from `so`.
+std::string Report(std::vector<uint8_t> bytes, SymbolizeOptions so, std::vector<std::string>* problems) {
+  ReportOptions o;
+  o.sort = "sym";
+  o.fields = "sample,sym";
+  o.field_separator = "|";
+  o.symbolize = std::move(so);
+  return RunReport(bytes, o, problems);
 }
 
 class VmlinuxTest : public ::testing::Test {
@@ -180,41 +190,25 @@ TEST(KallsymsDeferredTest, SameReportWhetherKernelSymbolsWaitOrNot) {
     for (uint64_t i = 1; i < 300000; ++i) f << fmt::format("{:016x} t kfunc_{}\n", kRuntimeText + 0x40 * i, i);
   }
   PerfDataWriter w;
-  EventAttr a;
-  a.type = 1;
-  a.size = 128;
-  a.sample_type = kSampleIp | kSampleTid | kSamplePeriod;
-  a.sample_period = 1000;
-  w.AddAttr(a);
-  w.Mmap(UINT32_MAX, 0, kRuntimeText, 0x2000000, kRuntimeText, "[kernel.kallsyms]_text", {}, kMiscKernel);
-  w.Comm(7, 7, "kworker");
+  StartKernelRecording(&w, 0x2000000);
   for (uint64_t i = 0; i < 3000; ++i) {
-    SampleFields s;
-    s.misc = kMiscKernel;
-    s.pid = s.tid = 7;
-    s.period = 1000 + i % 7;
-    s.ip = kRuntimeText + 0x40 * ((i * 7919) % 500) + 3;  // 500 symbols, repeated
-    if (i % 11 == 0) s.ip = kRuntimeText + 0x1ffff00;      // past the last symbol's page
-    w.Sample(0, s);
+    uint64_t ip = kRuntimeText + 0x40 * ((i * 7919) % 500) + 3;  // 500 symbols, repeated
+    if (i % 11 == 0) ip = kRuntimeText + 0x1ffff00;               // past the last symbol's page
+    KernelSample(&w, ip, 1000 + i % 7);
   }
   const std::vector<uint8_t> bytes = w.Finish();
   auto run = [&](bool defer, uint64_t* deferred) {
-    auto file = PerfFile::FromBytes(MappedFile::FromBuffer(bytes));
-    EXPECT_TRUE(file.ok());
     ReportOptions o;
     o.children = false;
     o.call_graph = "none";
     o.sort = "comm,dso,sym";
     o.defer_kernel_symbols = defer;
     o.symbolize.kallsyms = path;
-    o.symbolize.buildid_dir = "/nonexistent";
-    auto r = Report::Create(file->get(), o);
-    EXPECT_TRUE(r.ok());
-    EXPECT_TRUE((*r)->Process().ok());
-    std::string out;
-    EXPECT_TRUE(PrintReportStdio(**r, &out).ok());
-    for (const std::string& line : (*r)->SummaryLines()) out += line + "\n";
-    *deferred = (*r)->counters().nr_deferred_kernel_symbols;
+    std::vector<std::string> problems;
+    ReportCounters counters;
+    std::string out = RunReport(bytes, o, &problems, &counters);
+    for (const std::string& line : problems) out += line + "\n";
+    *deferred = counters.nr_deferred_kernel_symbols;
     return out;
   };
   uint64_t deferred_on = 0, deferred_off = 0;
