@@ -4,6 +4,21 @@
 
 namespace perflens {
 
+CLI::Option* AddListOption(CLI::App* cmd, const std::string& name, std::vector<std::string>* items,
+                           const std::string& description) {
+  return cmd
+      ->add_option(
+          name,
+          [items](const CLI::results_t& values) {
+            items->insert(items->end(), values.begin(), values.end());
+            return true;
+          },
+          description)
+      ->type_name("LIST")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+}
+
 std::vector<std::string> SplitCommas(const std::vector<std::string>& in) {
   std::vector<std::string> out;
   for (const auto& item : in) {

@@ -127,11 +127,11 @@ int main(int argc, char** argv) {
   report->add_flag("--header", ra.options.show_header, "Print the perf.data header first");
   report->add_flag("--json", ra.json, "JSON output with raw numbers");
   report->add_option("--format", ra.options.format, "stdio or json");
-  report->add_option("-c,--comms", ra.comms, "Only these comms");
-  report->add_option("-d,--dsos", ra.dsos, "Only these DSOs");
-  report->add_option("-S,--symbols", ra.symbols, "Only these symbols");
-  report->add_option("--pid", ra.pids, "Only these process ids");  // perf's -p is --parent
-  report->add_option("--tid", ra.tids, "Only these thread ids");
+  AddListOption(report, "-c,--comms", &ra.comms, "Only these comms");
+  AddListOption(report, "-d,--dsos", &ra.dsos, "Only these DSOs");
+  AddListOption(report, "-S,--symbols", &ra.symbols, "Only these symbols");
+  AddListOption(report, "--pid", &ra.pids, "Only these process ids");  // perf's -p is --parent
+  AddListOption(report, "--tid", &ra.tids, "Only these thread ids");
   AddSymbolOptions(report, &ra.options.symbolize);
 
   std::string header_input = "perf.data";

@@ -72,9 +72,9 @@ CommandRunner RegisterScriptCommand(CLI::App* app) {
   cmd->add_option("--folded-weight", args->folded_weight, "Folded stack weight: samples (default) or period");
   cmd->add_flag("-G,--hide-call-graph", o.hide_call_graph, "Do not print callchains");
   cmd->add_option("--max-stack", o.max_stack, "Callchain depth limit (default 127)");
-  cmd->add_option("-c,--comms", args->comms, "Only these comms");
-  cmd->add_option("--pid", args->pids, "Only these process ids");
-  cmd->add_option("--tid", args->tids, "Only these thread ids");
+  AddListOption(cmd, "-c,--comms", &args->comms, "Only these comms");
+  AddListOption(cmd, "--pid", &args->pids, "Only these process ids");
+  AddListOption(cmd, "--tid", &args->tids, "Only these thread ids");
   SymbolizeOptions& so = o.symbolize;
   cmd->add_option("--symfs", so.symfs, "Look for files relative to this directory");
   cmd->add_option("--buildid-dir", so.buildid_dir, "Build-id cache directory (default ~/.debug or $PERF_BUILDID_DIR)");

@@ -139,7 +139,7 @@ Thread* Machine::FindOrCreateThread(uint32_t pid, uint32_t tid) {
   }
   all_threads_.push_back(std::make_unique<Thread>(pid, tid, std::move(maps)));
   Thread* t = all_threads_.back().get();
-  t->SetPlaceholderComm(Intern(fmt::format(":{}", tid)));
+  t->SetPlaceholderComm(Intern(fmt::format(":{}", static_cast<int32_t>(tid))));  // perf: ":-1"
   SetLiveThread(tid, t);
   return t;
 }
@@ -314,7 +314,7 @@ void Machine::ProcessFork(const TaskEvent& e, uint16_t misc) {
   }
   all_threads_.push_back(std::make_unique<Thread>(e.pid, e.tid, std::move(maps)));
   Thread* child = all_threads_.back().get();
-  if (parent_placeholder) child->SetPlaceholderComm(Intern(fmt::format(":{}", e.tid)));
+  if (parent_placeholder) child->SetPlaceholderComm(Intern(fmt::format(":{}", static_cast<int32_t>(e.tid))));
   else child->SetComm(parent_comm, e.time, false);
   SetLiveThread(e.tid, child);
 }

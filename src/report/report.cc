@@ -363,7 +363,9 @@ void Report::AddSample(const PendingSample& p, std::span<const AddrLocation> fra
   if (!children_ && !graph) return;
 
   uint32_t chain_pos = 0;
-  if (graph) {
+  // perf's callchain_append adds nothing for an empty chain (a corrupt one is emptied):
+  // no root hit, so no empty "value " line in flat/folded output.
+  if (graph && !frames.empty()) {
     // The chain in print order: callee first (the kernel's order) or caller first.
     chain_.clear();
     for (const AddrLocation& fl : frames) chain_.push_back(hists.chains().InternFrame({fl.dso, fl.sym, fl.addr}));

@@ -191,6 +191,13 @@ TEST(MachineTest, ExitKeepsTheThreadAndALaterForkReplacesIt) {
 
 // FindThread has a direct-mapped cache by tid: tids sharing a slot, and a recycled
 // parent dropped by FORK, must still give the live thread.
+// perf prints the placeholder of a thread with tid -1 (kernel records, -a) as ":-1".
+TEST(MachineTest, PlaceholderCommOfTidMinusOne) {
+  Machine m;
+  EXPECT_EQ(m.FindOrCreateThread(UINT32_MAX, UINT32_MAX)->comm(), ":-1");
+  EXPECT_EQ(m.FindOrCreateThread(42, 42)->comm(), ":42");
+}
+
 TEST(MachineTest, ThreadLookupCacheFollowsTheLiveTable) {
   Machine m;
   Thread* a = m.FindOrCreateThread(300, 300);

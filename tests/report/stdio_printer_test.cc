@@ -322,6 +322,38 @@ TEST_F(StdioPrinterTest, CompressedRecordsReadOnAnotherThread) {
   }
 }
 
+// A chain perf discards (a guest context marker in a host sample) adds nothing to the
+// row's call graph: perf's callchain_append returns on an empty cursor, so folded and
+// flat output have no "value" line without frames (perflens printed "25.00% ").
+TEST_F(StdioPrinterTest, DiscardedChainsPrintNoEmptyFoldedLine) {
+  UseJitPid(47142);
+  PerfDataWriter w;
+  w.AddAttr(CpuClock(true));
+  w.Mmap2(JitMap(pid_));
+  for (int i = 0; i < 4; ++i) {
+    SampleFields s;
+    s.pid = s.tid = pid_;
+    s.period = 1000;
+    s.callchain = {kContextUser, kBase + 0x4010, kBase + 0x3020};
+    if (i == 3) s.callchain = {kContextGuest, kBase + 0x4010, kBase + 0x3020};
+    s.ip = kBase + 0x4010;
+    w.Sample(0, s);
+  }
+  for (const char* g : {"folded,0", "flat,0"}) {
+    ReportOptions o;
+    o.children = false;
+    o.call_graph = g;
+    const std::string out = Run(w.Finish(), o);
+    EXPECT_NE(out.find("100.00%"), std::string::npos) << out;  // the row keeps all 4 samples
+    EXPECT_NE(out.find("leaf_a"), std::string::npos) << out;
+    for (size_t at = out.find('%'); at != std::string::npos; at = out.find('%', at + 1))
+      EXPECT_NE(out.substr(at, 3), "% \n") << g << "\n" << out;
+    if (std::string(g) == "folded,0") {
+      EXPECT_NE(out.find("75.00% leaf_a;helper"), std::string::npos) << out;
+    }
+  }
+}
+
 TEST_F(StdioPrinterTest, SecondThreadGivesTheSameReport) {
   UseJitPid(47140);
   const uint32_t pid = pid_;

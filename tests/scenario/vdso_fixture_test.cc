@@ -87,6 +87,22 @@ TEST_F(VdsoFixture, VdsoSamplesResolveThroughFixtureCache) {
   EXPECT_EQ(r.err.find(kFakeVdsoBuildId), std::string::npos) << r.err;
 }
 
+// `--dsos '[vdso]'` alone keeps the [vdso] rows (CLI11's list options read a bracketed
+// value as a list and left "vdso", which matched nothing: an empty report).
+TEST_F(VdsoFixture, DsoFilterWithBracketedName) {
+  const std::string cache = "--buildid-dir " + ShellQuote(Fixture("cache"));
+  CommandResult all = Report(cache);
+  CommandResult only = Report(cache + " --dsos '[vdso]'");
+  ASSERT_EQ(only.exit_code, 0) << only.err;
+  const long vdso = ParseReport(all.out).Count("vdso_clock", "[vdso]", "");
+  ASSERT_GT(vdso, 0);
+  ParsedReport report = ParseReport(only.out);
+  EXPECT_EQ(report.Count("vdso_clock", "[vdso]", ""), vdso) << only.out;
+  EXPECT_EQ(report.Count("vdso_clock", "vdso_clock", ""), 0) << only.out;
+  CommandResult two = Report(cache + " -d '[vdso]' -d vdso_clock");
+  EXPECT_GT(ParseReport(two.out).Count("vdso_clock", "vdso_clock", ""), 0) << two.out;
+}
+
 // Control: without the cache nothing has the recorded vdso build-id, so the same
 // samples print as addresses and the summary names the build-id that was needed.
 TEST_F(VdsoFixture, WithoutCacheVdsoStaysUnresolved) {
