@@ -28,14 +28,17 @@ bool StartLocation(uint16_t cpumode, uint64_t ip, AddrLocation* al) {
 
 }  // namespace
 
-AddrLocation Resolver::ResolveMap(Thread* thread, uint16_t cpumode, uint64_t ip) {
-  AddrLocation al;
-  if (!StartLocation(cpumode, ip, &al)) return al;
+void Resolver::LookupMap(Thread* thread, uint16_t cpumode, uint64_t ip, AddrLocation* al) {
   const Map* map = machine_->FindMap(thread, cpumode, ip);
   if (map && map->dso) {
-    al.dso = map->dso;
-    al.addr = map->MapIp(ip);
+    al->dso = map->dso;
+    al->addr = map->MapIp(ip);
   }
+}
+
+AddrLocation Resolver::ResolveMap(Thread* thread, uint16_t cpumode, uint64_t ip) {
+  AddrLocation al;
+  if (StartLocation(cpumode, ip, &al)) LookupMap(thread, cpumode, ip, &al);
   return al;
 }
 
@@ -50,12 +53,8 @@ AddrLocation Resolver::Resolve(Thread* thread, uint16_t cpumode, uint64_t ip) {
   size_t h = (ip * 0x9E3779B97F4A7C15ULL ^ id * 0xC2B2AE3D27D4EB4FULL) >> 51;
   LocationSlot& slot = locations_[h & (locations_.size() - 1)];
   if (slot.maps_id == id && slot.generation == generation && slot.ip == ip) return slot.al;
-  const Map* map = machine_->FindMap(thread, cpumode, ip);
-  if (map && map->dso) {
-    al.dso = map->dso;
-    al.addr = map->MapIp(ip);
-    al.sym = FindSymbol(al.dso, al.addr);
-  }
+  LookupMap(thread, cpumode, ip, &al);
+  if (al.dso) al.sym = FindSymbol(al.dso, al.addr);
   slot = {id, generation, ip, al};
   return al;
 }

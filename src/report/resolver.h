@@ -35,6 +35,8 @@ class Resolver {
   const Symbol* FindSymbol(Dso* dso, uint64_t addr);
 
  private:
+  // The map holding `ip`: sets al->dso and al->addr (Map::MapIp) when there is one.
+  void LookupMap(Thread* thread, uint16_t cpumode, uint64_t ip, AddrLocation* al);
 
   Machine* machine_;
   Symbolizer* symbolizer_;

@@ -117,8 +117,7 @@ bool ParseLine(std::string_view line, uint64_t* addr, char* type, std::string_vi
   return !name->empty();
 }
 
-// The symbols of the lines in text[begin, end) (whole lines), with their own module
-// numbering (index 0 is the kernel).
+// What the lines of a kallsyms text hold, in file order (module index 0 is the kernel).
 struct ParsedLines {
   std::vector<RawSym> syms;
   std::vector<std::string_view> module_names{std::string_view()};
@@ -128,13 +127,13 @@ struct ParsedLines {
   uint64_t ref_addr = 0;
 };
 
-void ParseLines(std::string_view text, size_t begin, size_t end, std::string_view ref_symbol, ParsedLines* out) {
-  out->syms.reserve((end - begin) / 44 + 16);  // lines are ~45 bytes
+void ParseLines(std::string_view text, std::string_view ref_symbol, ParsedLines* out) {
+  out->syms.reserve(text.size() / 44 + 16);  // lines are ~45 bytes
   std::unordered_map<std::string_view, uint32_t> module_index;
   const char* const base = text.data();
-  for (size_t pos = begin; pos < end;) {
-    const void* nl = std::memchr(base + pos, '\n', end - pos);
-    const size_t line_end = nl ? static_cast<size_t>(static_cast<const char*>(nl) - base) : end;
+  for (size_t pos = 0; pos < text.size();) {
+    const void* nl = std::memchr(base + pos, '\n', text.size() - pos);
+    const size_t line_end = nl ? static_cast<size_t>(static_cast<const char*>(nl) - base) : text.size();
     std::string_view line(base + pos, line_end - pos);
     pos = line_end + 1;
 
@@ -176,13 +175,13 @@ Result<KallsymsTables> ParseKallsyms(std::string_view text, std::string_view ref
   KallsymsTables out;
   // (Parsing two halves on two threads was slower: the time goes to page faults on
   // the fresh tables, which two threads of one process take in turn.)
-  ParsedLines first;
-  ParseLines(text, 0, text.size(), ref_symbol, &first);
-  if (first.parsed == 0) return Err("kallsyms: no parsable line (expected \"<hex address> <type> <name>\")");
-  out.all_zero = first.all_zero;
-  out.ref_addr = first.ref_addr;
-  std::vector<RawSym>& syms = first.syms;
-  const std::vector<std::string_view>& module_names = first.module_names;
+  ParsedLines lines;
+  ParseLines(text, ref_symbol, &lines);
+  if (lines.parsed == 0) return Err("kallsyms: no parsable line (expected \"<hex address> <type> <name>\")");
+  out.all_zero = lines.all_zero;
+  out.ref_addr = lines.ref_addr;
+  std::vector<RawSym>& syms = lines.syms;
+  const std::vector<std::string_view>& module_names = lines.module_names;
   const char* const base = text.data();
   auto name_of = [&](const RawSym& r) { return std::string_view(base + r.name_off, r.name_len); };
 
