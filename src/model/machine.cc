@@ -144,6 +144,20 @@ Thread* Machine::FindOrCreateThread(uint32_t pid, uint32_t tid) {
   return t;
 }
 
+bool Machine::ChangesModel(uint32_t type) {
+  switch (type) {
+    case kRecordMmap:
+    case kRecordMmap2:
+    case kRecordComm:
+    case kRecordFork:
+    case kRecordExit:
+    case kRecordKsymbol:
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool Machine::ProcessRecord(const PerfFile& file, const RecordView& r) {
   const Loader& ld = file.loader();
   const uint16_t cpumode = r.cpumode();

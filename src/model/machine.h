@@ -39,6 +39,10 @@ class Machine {
 
   // Applies one side-band record. Returns false for record types the model ignores.
   bool ProcessRecord(const PerfFile& file, const RecordView& r);
+  // Whether ProcessRecord can change a thread, comm or map for a record of `type`
+  // (MMAP, MMAP2, COMM, FORK, EXIT, KSYMBOL): what a sample resolves to may differ on
+  // either side of such a record.
+  static bool ChangesModel(uint32_t type);
 
   void ProcessMmap(const MmapEvent& e, uint16_t cpumode);
   void ProcessComm(const CommEvent& e, uint64_t time);

@@ -380,6 +380,14 @@ SampleError PerfFile::ParseSample(const RecordView& r, Sample* out, const Evsel*
   return DecodeSample(r, ev->attr, loader_, out);
 }
 
+SampleError PerfFile::ParseSampleBasics(const RecordView& r, SampleBasics* out, const Evsel** evsel,
+                                        Sample* scratch) const {
+  const Evsel* ev = EvselForSample(r);
+  *evsel = ev;
+  if (!ev) return SampleError::kNone;
+  return DecodeSampleBasics(r, ev->attr, loader_, out, scratch);
+}
+
 // ---------------------------------------------------------------------------------------
 // Record stream
 

@@ -101,6 +101,8 @@ class PerfFile {
   uint64_t RecordTime(const RecordView& r) const;
   // Decodes a sample record with its evsel; sets *evsel (nullptr for unknown id).
   SampleError ParseSample(const RecordView& r, Sample* out, const Evsel** evsel) const;
+  // The same with DecodeSampleBasics (*scratch: see there).
+  SampleError ParseSampleBasics(const RecordView& r, SampleBasics* out, const Evsel** evsel, Sample* scratch) const;
 
   // Delivers every data record (user records at once, kernel records in perf's order).
   // Returns an error only for problems that make the whole file unreadable; a stop

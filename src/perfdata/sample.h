@@ -84,6 +84,21 @@ const char* SampleErrorName(SampleError e);
 // header.size. Errors are returned as a code so that callers can count them per type.
 SampleError DecodeSample(const RecordView& r, const EventAttr& attr, const Loader& ld, Sample* out);
 
+// The fields of a sample that a report without callchains needs.
+struct SampleBasics {
+  uint64_t ip = 0;  // PERF_SAMPLE_IP: a virtual address of the sampled task (or kernel)
+  uint32_t pid = UINT32_MAX, tid = UINT32_MAX;
+  uint32_t cpu = UINT32_MAX;
+  uint64_t period = 0;  // PERF_SAMPLE_PERIOD, else attr.sample_period
+};
+
+// Decodes only SampleBasics from `r`, in place: for the common layouts (fixed fields,
+// optionally a CALLCHAIN after them) it reads the few words it needs and checks the
+// record's size and the callchain's length; other layouts go through DecodeSample into
+// *scratch. Either way the values and the SampleError are DecodeSample's.
+SampleError DecodeSampleBasics(const RecordView& r, const EventAttr& attr, const Loader& ld, SampleBasics* out,
+                               Sample* scratch);
+
 // Parses the sample_id trailer at the end of a non-sample record. Returns false when the
 // record is shorter than the trailer.
 bool DecodeSampleIdTrailer(const RecordView& r, uint64_t sample_type, const Loader& ld,

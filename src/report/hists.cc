@@ -52,9 +52,9 @@ size_t Hists::FindOrAdd(const HistEntry& proto) {
   return row;
 }
 
-void Hists::AddSelf(HistEntry* e, uint64_t period, uint16_t cpumode) {
+void Hists::AddSelf(HistEntry* e, uint64_t period, uint16_t cpumode, uint64_t nr_samples) {
   e->self.period += period;
-  e->self.nr_samples += 1;
+  e->self.nr_samples += nr_samples;
   switch (cpumode) {
     case kMiscKernel: e->self.period_sys += period; break;
     case kMiscUser: e->self.period_us += period; break;

@@ -27,7 +27,8 @@ class Hists {
   HistEntry& at(size_t i) { return entries_[i]; }
 
   // Adds one sample's self period to its row.
-  static void AddSelf(HistEntry* e, uint64_t period, uint16_t cpumode);
+  // `period` summed over `nr_samples` samples of one cpumode.
+  static void AddSelf(HistEntry* e, uint64_t period, uint16_t cpumode, uint64_t nr_samples = 1);
   static void AddAcc(HistEntry* e, uint64_t period);
 
   // perf's comm__override: rows recorded while their thread still had its ":<tid>"

@@ -76,6 +76,10 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   r->symbolizer_ = std::make_unique<Symbolizer>(so, r->machine_.get());
   r->resolver_ = std::make_unique<Resolver>(r->machine_.get(), r->symbolizer_.get());
   if (file->SamplesKernel()) r->symbolizer_->PrefetchKernelSymbols();  // read beside the records
+  r->flat_ = options.sum_samples && !r->children_ && cg.mode == CallGraphMode::kNone &&
+             file->evsels().size() <= UINT16_MAX;
+  for (const SortKey* k : r->sort_keys_)
+    if (k->name == std::string_view("cpu")) r->sums_by_cpu_ = true;
   r->defer_kernel_symbols_ =
       options.defer_kernel_symbols && !r->children_ && cg.mode == CallGraphMode::kNone && options.symbols.empty();
   return r;
@@ -154,7 +158,8 @@ Status Report::Process() {
   pipeline_ = std::make_unique<Pipeline<Batch>>();
   batch_ = pipeline_->TakeFree();
   std::thread hists_thread;
-  if (options_.use_threads) {
+  // Flat mode adds to the hists here, once per key: nothing for a hists thread to do.
+  if (options_.use_threads && !flat_) {
     try {
       hists_thread = std::thread([this] {
         while (Batch* b = pipeline_->TakeFull()) {
@@ -177,16 +182,26 @@ Status Report::Process() {
     read_batch_ = read_pipeline_->TakeFree();
     try {
       read_thread = std::thread([this, &st] {
+        SampleBasics basics;
+        Sample scratch;
         st = file_->ReadRecords(
-            [this](const RecordView& r) {
-              read_batch_->records.push_back(r);
-              if (read_batch_->records.size() >= Pipeline<ReadBatch>::kBatchItems) {
+            [&](const RecordView& r) {
+              ReadBatch& b = *read_batch_;
+              // Flat mode decodes samples here: the resolving thread then only sums them.
+              if (flat_ && r.type == kRecordSample) {
+                SummedSample& out = b.samples.emplace_back();
+                if (!DecodeSummed(r, &read_counts_, &basics, &scratch, &out)) b.samples.pop_back();
+              } else {
+                b.records.push_back(r);
+                b.record_pos.push_back(static_cast<uint32_t>(b.samples.size()));
+              }
+              if (b.size() >= Pipeline<ReadBatch>::kBatchItems) {
                 read_pipeline_->PushFull(read_batch_);
                 read_batch_ = read_pipeline_->TakeFree();
               }
             },
             &read_stats_);
-        if (!read_batch_->records.empty()) read_pipeline_->PushFull(read_batch_);
+        if (read_batch_->size()) read_pipeline_->PushFull(read_batch_);
         read_pipeline_->Close();
       });
     } catch (const std::system_error&) {
@@ -195,21 +210,18 @@ Status Report::Process() {
   }
   if (read_thread.joinable()) {
     while (ReadBatch* rb = read_pipeline_->TakeFull()) {
-      // The records come cold from the reading thread's core: fetch a few ahead.
-      const std::vector<RecordView>& recs = rb->records;
-      for (size_t i = 0; i < recs.size(); ++i) {
-        if (i + kPrefetchAhead < recs.size()) __builtin_prefetch(recs[i + kPrefetchAhead].data);
-        HandleRecord(recs[i]);
-      }
+      HandleReadBatch(*rb);
       read_pipeline_->Recycle(rb);
     }
     read_thread.join();
+    counters_.Merge(read_counts_);
   } else {
     st = file_->ReadRecords([this](const RecordView& r) { HandleRecord(r); }, &read_stats_);
   }
   read_pipeline_.reset();
   read_batch_ = nullptr;
 
+  FlushSums();
   Ship();
   pipeline_->Close();
   if (hists_thread.joinable()) hists_thread.join();
@@ -218,6 +230,45 @@ Status Report::Process() {
   ResolveDeferredSymbols();
   for (Hists& h : hists_) h.ResolvePlaceholderComms();
   return st;
+}
+
+void Report::HandleReadBatch(const ReadBatch& rb) {
+  // The records come cold from the reading thread's core: fetch a few ahead.
+  const std::vector<RecordView>& recs = rb.records;
+  size_t done = 0;  // samples summed
+  for (size_t i = 0; i < recs.size(); ++i) {
+    if (i + kPrefetchAhead < recs.size()) __builtin_prefetch(recs[i + kPrefetchAhead].data);
+    AddSummed(std::span<const SummedSample>(rb.samples).subspan(done, rb.record_pos[i] - done));
+    done = rb.record_pos[i];
+    HandleRecord(recs[i]);
+  }
+  AddSummed(std::span<const SummedSample>(rb.samples).subspan(done));
+}
+
+bool Report::DecodeSummed(const RecordView& r, SampleCounts* counts, SampleBasics* basics, Sample* scratch,
+                          SummedSample* out) const {
+  const Evsel* ev = nullptr;
+  if (!counts->ParseBasics(*file_, r, basics, &ev, scratch)) return false;
+  out->key.ip = basics->ip;
+  out->key.pid = basics->pid;
+  out->key.tid = basics->tid;
+  out->key.cpu = sums_by_cpu_ ? basics->cpu : 0;
+  out->key.evsel = static_cast<uint16_t>(ev->index);
+  out->key.cpumode = r.cpumode();
+  out->period = basics->period;
+  return true;
+}
+
+void Report::AddSummed(std::span<const SummedSample> samples) {
+  constexpr size_t kSlotAhead = 16, kEntryAhead = 8;
+  const size_t n = samples.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (i + kSlotAhead < n) sums_.PrefetchSlot(samples[i + kSlotAhead].key);
+    if (i + kEntryAhead < n) sums_.PrefetchEntry(samples[i + kEntryAhead].key);
+    const SummedSample& s = samples[i];
+    if (s.key.cpumode == kMiscGuestKernel || s.key.cpumode == kMiscGuestUser) ++counters_.nr_guest;
+    if (sums_.Add(s.key, s.period)) LocateSummed(s.key);
+  }
 }
 
 void Report::HandleRecord(const RecordView& r) {
@@ -234,6 +285,7 @@ void Report::HandleRecord(const RecordView& r) {
       break;
     }
     default:
+      if (flat_ && Machine::ChangesModel(r.type)) FlushSums();
       machine_->ProcessRecord(*file_, r);
       break;
   }
@@ -265,40 +317,98 @@ bool Report::Filtered(const Thread* thread, const AddrLocation& al) const {
 
 void Report::ProcessSample(const RecordView& r) {
   Sample& s = sample_;  // reused: DecodeSample resets it (a fresh one per sample was a second 370-byte clear)
+  if (flat_) {
+    SampleBasics basics;
+    SummedSample summed;
+    if (DecodeSummed(r, &counters_, &basics, &s, &summed)) AddSummed({&summed, 1});
+    return;
+  }
   const Evsel* ev = nullptr;
   if (!counters_.Parse(*file_, r, &s, &ev)) return;
   const uint16_t cpumode = s.cpumode();
   if (cpumode == kMiscGuestKernel || cpumode == kMiscGuestUser) ++counters_.nr_guest;
 
   Thread* thread = machine_->FindOrCreateThread(s.pid, s.tid);
-  AddrLocation al = defer_kernel_symbols_ && cpumode == kMiscKernel && symbolizer_->KernelSymbolsPending()
-                        ? ResolveDeferringKernelSymbol(thread, s.ip)
-                        : resolver_->Resolve(thread, cpumode, s.ip);
-  if (!al.dso) ++counters_.nr_no_map;
-  else if (!al.sym) ++counters_.nr_no_symbol;
-  if (al.dso) al.dso->hit = true;
-
+  PendingSample& p = AddPending(thread, static_cast<uint32_t>(ev->index), cpumode, s.cpu, s.ip, s.period);
   Batch& b = *batch_;
-  PendingSample& p = b.samples.emplace_back();
-  p.evsel = static_cast<uint32_t>(ev->index);
-  p.cpumode = cpumode;
-  p.comm = thread->comm_ptr();
-  p.thread = thread;
-  p.pid = thread->pid();
-  p.tid = thread->tid();
-  p.cpu = s.cpu;
-  p.period = s.period;
-  p.al = al;
-  p.frames_begin = p.frames_end = static_cast<uint32_t>(b.frames.size());
-  p.filtered = Filtered(thread, al);
   if (!p.filtered && (children_ || call_graph_.mode != CallGraphMode::kNone)) {
-    p.chain_ok = ResolveCallchain(thread, s, al.level, &b);
+    p.chain_ok = ResolveCallchain(thread, s, p.al.level, &b);
     p.frames_end = static_cast<uint32_t>(b.frames.size());
   }
   if (b.samples.size() >= Pipeline<Batch>::kBatchItems || b.frames.size() >= Pipeline<Batch>::kBatchFrames) Ship();
 }
 
-AddrLocation Report::ResolveDeferringKernelSymbol(Thread* thread, uint64_t ip) {
+AddrLocation Report::Locate(Thread* thread, uint16_t cpumode, uint64_t ip, DeferredSymbol** deferred) {
+  AddrLocation al = defer_kernel_symbols_ && cpumode == kMiscKernel && symbolizer_->KernelSymbolsPending()
+                        ? ResolveDeferringKernelSymbol(thread, ip, deferred)
+                        : resolver_->Resolve(thread, cpumode, ip);
+  if (al.dso) al.dso->hit = true;
+  return al;
+}
+
+void Report::CountLocated(const AddrLocation& al, uint64_t nr_samples) {
+  if (!al.dso) counters_.nr_no_map += nr_samples;
+  else if (!al.sym) counters_.nr_no_symbol += nr_samples;
+}
+
+Report::PendingSample& Report::AddPending(Thread* thread, uint32_t evsel, uint16_t cpumode, uint32_t cpu, uint64_t ip,
+                                          uint64_t period) {
+  DeferredSymbol* deferred = nullptr;
+  AddrLocation al = Locate(thread, cpumode, ip, &deferred);
+  CountLocated(al, 1);
+  if (deferred) ++deferred->nr_samples;
+
+  Batch& b = *batch_;
+  PendingSample& p = b.samples.emplace_back();
+  p.evsel = evsel;
+  p.cpumode = cpumode;
+  p.comm = thread->comm_ptr();
+  p.thread = thread;
+  p.pid = thread->pid();
+  p.tid = thread->tid();
+  p.cpu = cpu;
+  p.period = period;
+  p.al = al;
+  p.frames_begin = p.frames_end = static_cast<uint32_t>(b.frames.size());
+  p.filtered = Filtered(thread, al);
+  return p;
+}
+
+void Report::LocateSummed(const SampleSumKey& k) {
+  Thread* thread = machine_->FindOrCreateThread(k.pid, k.tid);
+  SummedRow& sr = summed_rows_.emplace_back();
+  AddrLocation al = Locate(thread, k.cpumode, k.ip, &sr.deferred);
+  sr.no_map = !al.dso;
+  sr.no_symbol = al.dso && !al.sym;
+  sr.filtered = Filtered(thread, al);
+  if (sr.filtered) return;
+  PendingSample p;
+  p.comm = thread->comm_ptr();
+  p.thread = thread;
+  p.pid = thread->pid();
+  p.tid = thread->tid();
+  p.cpu = k.cpu;
+  p.al = al;
+  sr.row = static_cast<uint32_t>(hists_[k.evsel].FindOrAdd(MakeProto(p)));
+}
+
+void Report::FlushSums() {
+  std::span<const SampleSums::Entry> entries = sums_.entries();
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const SampleSums::Entry& e = entries[i];
+    const SummedRow& sr = summed_rows_[i];
+    Hists& hists = hists_[e.key.evsel];
+    AddTotals(&hists, e.period, e.key.cpumode, e.nr_samples);
+    if (sr.no_map) counters_.nr_no_map += e.nr_samples;
+    if (sr.no_symbol) counters_.nr_no_symbol += e.nr_samples;
+    if (sr.deferred) sr.deferred->nr_samples += e.nr_samples;
+    if (!sr.filtered) Hists::AddSelf(&hists.at(sr.row), e.period, e.key.cpumode, e.nr_samples);
+  }
+  sums_.Clear();
+  summed_rows_.clear();
+}
+
+AddrLocation Report::ResolveDeferringKernelSymbol(Thread* thread, uint64_t ip, DeferredSymbol** deferred) {
   AddrLocation al = resolver_->ResolveMap(thread, kMiscKernel, ip);
   if (!al.dso) return al;
   if (al.dso->kind() != DsoKind::kKernel) {
@@ -317,7 +427,7 @@ AddrLocation Report::ResolveDeferringKernelSymbol(Thread* thread, uint64_t ip) {
     al.sym = resolver_->FindSymbol(al.dso, al.addr);  // a second kernel Dso: no shortcut
     return al;
   }
-  ++it->second->nr_samples;
+  *deferred = it->second;
   al.sym = &it->second->placeholder;
   return al;
 }
@@ -338,25 +448,33 @@ void Report::AddBatch(const Batch& b) {
     AddSample(p, std::span<const AddrLocation>(b.frames).subspan(p.frames_begin, p.frames_end - p.frames_begin));
 }
 
-void Report::AddSample(const PendingSample& p, std::span<const AddrLocation> frames) {
-  Hists& hists = hists_[p.evsel];
-  hists.total_period += p.period;
-  hists.nr_samples += 1;
-  if (p.cpumode == kMiscKernel) hists.total_period_sys += p.period;
-  else if (p.cpumode == kMiscUser) hists.total_period_us += p.period;
-  if (p.filtered) return;
+void Report::AddTotals(Hists* hists, uint64_t period, uint16_t cpumode, uint64_t nr_samples) {
+  hists->total_period += period;
+  hists->nr_samples += nr_samples;
+  if (cpumode == kMiscKernel) hists->total_period_sys += period;
+  else if (cpumode == kMiscUser) hists->total_period_us += period;
+}
 
-  const AddrLocation& al = p.al;
+HistEntry Report::MakeProto(const PendingSample& p) {
   HistEntry proto;
   proto.comm = p.comm;
   proto.thread = p.thread;
   proto.pid = p.pid;
   proto.tid = p.tid;
   proto.cpu = p.cpu;
-  proto.dso = al.dso;
-  proto.sym = al.sym;
-  proto.addr = al.addr;
-  proto.level = al.level;
+  proto.dso = p.al.dso;
+  proto.sym = p.al.sym;
+  proto.addr = p.al.addr;
+  proto.level = p.al.level;
+  return proto;
+}
+
+void Report::AddSample(const PendingSample& p, std::span<const AddrLocation> frames) {
+  Hists& hists = hists_[p.evsel];
+  AddTotals(&hists, p.period, p.cpumode, 1);
+  if (p.filtered) return;
+
+  HistEntry proto = MakeProto(p);
   size_t self_row = hists.FindOrAdd(proto);
   Hists::AddSelf(&hists.at(self_row), p.period, p.cpumode);
   const bool graph = call_graph_.mode != CallGraphMode::kNone;

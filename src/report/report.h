@@ -18,6 +18,7 @@
 #include "report/report_options.h"
 #include "report/resolver.h"
 #include "report/sample_counts.h"
+#include "report/sample_sums.h"
 #include "symbolize/symbolizer.h"
 
 namespace perflens {
@@ -85,7 +86,16 @@ class Report {
   // PerfFile's bytes.
   struct ReadBatch {
     std::vector<RecordView> records;
-    void clear() { records.clear(); }
+    // Flat mode: samples come decoded (by the reading thread); records[i] comes before
+    // samples[record_pos[i]].
+    std::vector<SummedSample> samples;
+    std::vector<uint32_t> record_pos;
+    size_t size() const { return records.size() + samples.size(); }
+    void clear() {
+      records.clear();
+      samples.clear();
+      record_pos.clear();
+    }
   };
   template <typename B>
   class Pipeline;
@@ -95,6 +105,28 @@ class Report {
   void HandleRecord(const RecordView& r);
   // Reading thread: decodes and resolves one sample into the current batch.
   void ProcessSample(const RecordView& r);
+  // Flat mode: decodes sample `r` into *out with `counts`; false when it is not usable.
+  bool DecodeSummed(const RecordView& r, SampleCounts* counts, SampleBasics* basics, Sample* scratch,
+                    SummedSample* out) const;
+  // Flat mode: adds decoded samples to sums_ (prefetching ahead).
+  void AddSummed(std::span<const SummedSample> samples);
+  // Resolving thread: one batch from the reading thread.
+  void HandleReadBatch(const ReadBatch& rb);
+  struct DeferredSymbol;
+  // The location of `ip` in `thread` (its kernel symbol deferred while kallsyms loads,
+  // when allowed: *deferred is then set).
+  AddrLocation Locate(Thread* thread, uint16_t cpumode, uint64_t ip, DeferredSymbol** deferred);
+  void CountLocated(const AddrLocation& al, uint64_t nr_samples);
+  // A PendingSample for one sample of `thread` at `ip`, resolved and counted.
+  PendingSample& AddPending(Thread* thread, uint32_t evsel, uint16_t cpumode, uint32_t cpu, uint64_t ip,
+                            uint64_t period);
+  // The sort-key values of a sample's row.
+  static HistEntry MakeProto(const PendingSample& p);
+  static void AddTotals(Hists* hists, uint64_t period, uint16_t cpumode, uint64_t nr_samples);
+  // Flat mode: resolves a key when it is first summed, and finds or adds its row.
+  void LocateSummed(const SampleSumKey& k);
+  // Flat mode: adds the sums to their rows and the totals, before the model changes.
+  void FlushSums();
   // Hands the current batch to the hists side (or adds it here without a second thread).
   void Ship();
   // Hists side: adds a batch's samples, in order.
@@ -105,7 +137,7 @@ class Report {
   bool ResolveCallchain(Thread* thread, const Sample& s, char sample_level, Batch* batch);
   // A kernel-mode ip resolved while kallsyms is still loading: the map now, the symbol a
   // placeholder that Process replaces once the reading is done.
-  AddrLocation ResolveDeferringKernelSymbol(Thread* thread, uint64_t ip);
+  AddrLocation ResolveDeferringKernelSymbol(Thread* thread, uint64_t ip, DeferredSymbol** deferred);
   // Replaces the placeholders in every Hists with the real symbols.
   void ResolveDeferredSymbols();
 
@@ -130,6 +162,20 @@ class Report {
   Batch* batch_ = nullptr;             // being filled
   bool threaded_ = false;              // a second thread adds the batches
   Sample sample_;                      // the sample being resolved
+  // Flat mode (no Children, no call graph): samples are summed per key and resolved per
+  // key at each model-changing record and at the end (see sample_sums.h).
+  bool flat_ = false;
+  bool sums_by_cpu_ = false;  // the cpu sort key: the cpu is part of the key
+  SampleSums sums_;
+  SampleCounts read_counts_;  // flat mode: samples decoded on the reading thread
+  // What sums_.entries()[i] resolved to when it was first added.
+  struct SummedRow {
+    uint32_t row = 0;  // in hists_[evsel], unless filtered
+    bool filtered = false;
+    bool no_map = false, no_symbol = false;
+    DeferredSymbol* deferred = nullptr;  // its kernel symbol is resolved after the read
+  };
+  std::vector<SummedRow> summed_rows_;
   std::vector<CallchainFrame> chain_frames_;  // per-sample walk scratch, reused
   // Kernel symbols are deferred (not waited for) while kallsyms loads, when rows are all
   // there is to build: no callchains, no Children, no --symbols filter.

@@ -6,22 +6,49 @@
 
 namespace perflens {
 
-bool SampleCounts::Parse(const PerfFile& file, const RecordView& r, Sample* s, const Evsel** ev) {
-  SampleError err = file.ParseSample(r, s, ev);
-  if (!*ev) {
-    ++nr_unknown_id;
+namespace {
+
+// The counting of Parse and ParseBasics.
+template <typename Counts>
+bool Count(Counts* c, SampleError err, const RecordView& r, const Evsel* ev) {
+  if (!ev) {
+    ++c->nr_unknown_id;
     return false;
   }
   if (err != SampleError::kNone) {
-    if (nr_bad_samples++ == 0) {
-      first_bad_sample_offset = r.file_offset;
-      first_bad_sample_error = err;
+    if (c->nr_bad_samples++ == 0) {
+      c->first_bad_sample_offset = r.file_offset;
+      c->first_bad_sample_error = err;
     }
     return false;
   }
-  ++nr_samples;
-  if ((*ev)->attr.sample_type & kSampleStackUser) ++nr_user_stacks;
+  ++c->nr_samples;
+  if (ev->attr.sample_type & kSampleStackUser) ++c->nr_user_stacks;
   return true;
+}
+
+}  // namespace
+
+bool SampleCounts::ParseBasics(const PerfFile& file, const RecordView& r, SampleBasics* s, const Evsel** ev,
+                               Sample* scratch) {
+  SampleError err = file.ParseSampleBasics(r, s, ev, scratch);
+  return Count(this, err, r, *ev);
+}
+
+void SampleCounts::Merge(const SampleCounts& o) {
+  nr_samples += o.nr_samples;
+  nr_unknown_id += o.nr_unknown_id;
+  if (o.nr_bad_samples && !nr_bad_samples) {
+    first_bad_sample_offset = o.first_bad_sample_offset;
+    first_bad_sample_error = o.first_bad_sample_error;
+  }
+  nr_bad_samples += o.nr_bad_samples;
+  nr_user_stacks += o.nr_user_stacks;
+}
+
+bool SampleCounts::Parse(const PerfFile& file, const RecordView& r, Sample* s, const Evsel** ev) {
+  SampleError err = file.ParseSample(r, s, ev);
+  return Count(this, err, r, *ev);
 }
 
 void SampleCounts::AppendSummary(std::vector<std::string>* lines) const {

@@ -311,6 +311,72 @@ TEST_P(SampleTest, OversizedCountsAreErrorsNotCrashes) {
   }
 }
 
+// DecodeSampleBasics reads a few words in place: for every layout and every header.size
+// from 8 to the full record it must give DecodeSample's error and, without one, its
+// ip, pid, tid, cpu and period.
+TEST_P(SampleTest, BasicsAgreeWithDecodeSample) {
+  const uint64_t fixed = kSampleIdentifier | kSampleIp | kSampleTid | kSampleTime | kSampleAddr | kSampleId |
+                         kSampleStreamId | kSampleCpu | kSamplePeriod;
+  int checked = 0;
+  for (uint64_t st : {kSampleIp | kSampleTid | kSamplePeriod, kSampleIp | kSampleTid | kSampleTime | kSampleCallchain,
+                      fixed, fixed | kSampleCallchain, kSampleTid | kSampleCpu | kSampleCallchain,
+                      kSampleIp | kSampleTid | kSampleRaw, kSampleIp | kSampleRead | kSampleCallchain, kAllFields}) {
+    SCOPED_TRACE(st);
+    PerfDataWriter w(PerfDataWriter::kFile, GetParam());
+    EventAttr attr = st == kAllFields ? AllFieldsAttr() : MakeAttr(st);
+    if (st & kSampleRead) attr.read_format = kReadTotalTimeEnabled;
+    attr.sample_period = 4000;  // the period of samples without PERF_SAMPLE_PERIOD
+    int ev = w.AddAttr(attr);
+    SampleFields f = AllFieldsSample();
+    f.read_values = (st & kSampleRead) ? std::vector<uint64_t>{5, 6} : f.read_values;
+    w.Sample(ev, f);
+    auto rr = ReadAll(w.Finish());
+    ASSERT_TRUE(rr.file);
+    auto recs = rr.OfType(kRecordSample);
+    ASSERT_EQ(recs.size(), 1u);
+    const RecordView full = recs[0]->view();
+    for (uint32_t size = 8; size <= full.size; size += 4) {
+      RecordView r = full;
+      r.size = static_cast<uint16_t>(size);
+      Sample ref, scratch;
+      SampleBasics b;
+      SampleError want = DecodeSample(r, attr, rr.file->loader(), &ref);
+      ASSERT_EQ(DecodeSampleBasics(r, attr, rr.file->loader(), &b, &scratch), want) << "size " << size;
+      ++checked;
+      if (want != SampleError::kNone) continue;
+      EXPECT_EQ(b.ip, ref.ip);
+      EXPECT_EQ(b.pid, ref.pid);
+      EXPECT_EQ(b.tid, ref.tid);
+      EXPECT_EQ(b.cpu, ref.cpu);
+      EXPECT_EQ(b.period, ref.period);
+    }
+    // The full record decodes, with the written values.
+    SampleBasics b;
+    Sample scratch;
+    ASSERT_EQ(DecodeSampleBasics(full, attr, rr.file->loader(), &b, &scratch), SampleError::kNone);
+    EXPECT_EQ(b.ip, (st & kSampleIp) ? f.ip : 0u);
+    EXPECT_EQ(b.tid, (st & kSampleTid) ? f.tid : UINT32_MAX);
+    EXPECT_EQ(b.cpu, (st & kSampleCpu) ? f.cpu : UINT32_MAX);
+    EXPECT_EQ(b.period, (st & kSamplePeriod) ? f.period : 4000u);
+  }
+  EXPECT_GT(checked, 100);
+  // A callchain count whose bytes would overflow: kBadCallchain, as DecodeSample.
+  PerfDataWriter w(PerfDataWriter::kFile, GetParam());
+  EventAttr attr = MakeAttr(kSampleIp | kSampleCallchain, 136, 0, false);
+  w.AddAttr(attr);
+  testutil::ByteWriter body(GetParam());
+  body.U64(0x401000);
+  body.U64(0x2000000000000000ULL);
+  w.Raw(kRecordSample, kMiscUser, body.bytes());
+  auto rr = ReadAll(w.Finish());
+  ASSERT_TRUE(rr.file);
+  auto recs = rr.OfType(kRecordSample);
+  ASSERT_EQ(recs.size(), 1u);
+  SampleBasics b;
+  Sample scratch;
+  EXPECT_EQ(DecodeSampleBasics(recs[0]->view(), attr, rr.file->loader(), &b, &scratch), SampleError::kBadCallchain);
+}
+
 TEST_P(SampleTest, TrailerParsedFromTheEnd) {
   const uint64_t st = kSampleTid | kSampleTime | kSampleId | kSampleStreamId | kSampleCpu | kSampleIdentifier;
   PerfDataWriter w(PerfDataWriter::kFile, GetParam());

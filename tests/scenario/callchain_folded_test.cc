@@ -198,7 +198,9 @@ class CallchainFoldedReport : public CallchainTest {
       std::vector<std::string> a_plt;
       for (const auto& l : a) a_plt.push_back(plt_named(l));
       std::sort(a_plt.begin(), a_plt.end());
-      if (a == b) {
+      // An entry perflens does not print is never equal, even when perf prints no
+      // folded lines under it (a .plt row of a short-lived `cat`, a CI flake).
+      if (it != ours.end() && a == b) {
         equal++;
       } else if (entry.find("plt") != std::string::npos || entry.find("] 0x") != std::string::npos || a_plt == b ||
                  [&] { for (auto& l : a) if (l.find("@plt") != std::string::npos) return true; return false; }()) {
