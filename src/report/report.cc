@@ -182,26 +182,16 @@ Status Report::Process() {
     read_batch_ = read_pipeline_->TakeFree();
     try {
       read_thread = std::thread([this, &st] {
-        SampleBasics basics;
-        Sample scratch;
         st = file_->ReadRecords(
-            [&](const RecordView& r) {
-              ReadBatch& b = *read_batch_;
-              // Flat mode decodes samples here: the resolving thread then only sums them.
-              if (flat_ && r.type == kRecordSample) {
-                SummedSample& out = b.samples.emplace_back();
-                if (!DecodeSummed(r, &read_counts_, &basics, &scratch, &out)) b.samples.pop_back();
-              } else {
-                b.records.push_back(r);
-                b.record_pos.push_back(static_cast<uint32_t>(b.samples.size()));
-              }
-              if (b.size() >= Pipeline<ReadBatch>::kBatchItems) {
+            [this](const RecordView& r) {
+              read_batch_->records.push_back(r);
+              if (read_batch_->records.size() >= Pipeline<ReadBatch>::kBatchItems) {
                 read_pipeline_->PushFull(read_batch_);
                 read_batch_ = read_pipeline_->TakeFree();
               }
             },
             &read_stats_);
-        if (read_batch_->size()) read_pipeline_->PushFull(read_batch_);
+        if (!read_batch_->records.empty()) read_pipeline_->PushFull(read_batch_);
         read_pipeline_->Close();
       });
     } catch (const std::system_error&) {
@@ -214,7 +204,6 @@ Status Report::Process() {
       read_pipeline_->Recycle(rb);
     }
     read_thread.join();
-    counters_.Merge(read_counts_);
   } else {
     st = file_->ReadRecords([this](const RecordView& r) { HandleRecord(r); }, &read_stats_);
   }
@@ -235,14 +224,34 @@ Status Report::Process() {
 void Report::HandleReadBatch(const ReadBatch& rb) {
   // The records come cold from the reading thread's core: fetch a few ahead.
   const std::vector<RecordView>& recs = rb.records;
-  size_t done = 0;  // samples summed
+  if (!flat_) {
+    for (size_t i = 0; i < recs.size(); ++i) {
+      if (i + kPrefetchAhead < recs.size()) __builtin_prefetch(recs[i + kPrefetchAhead].data);
+      HandleRecord(recs[i]);
+    }
+    return;
+  }
+  // Flat mode: runs of samples are decoded, then summed together (AddSummed prefetches
+  // the sums' table ahead), up to the next other record.
+  constexpr size_t kRun = 256;
+  SummedSample run[kRun];
+  size_t n = 0;
+  SampleBasics basics;
   for (size_t i = 0; i < recs.size(); ++i) {
     if (i + kPrefetchAhead < recs.size()) __builtin_prefetch(recs[i + kPrefetchAhead].data);
-    AddSummed(std::span<const SummedSample>(rb.samples).subspan(done, rb.record_pos[i] - done));
-    done = rb.record_pos[i];
-    HandleRecord(recs[i]);
+    const RecordView& r = recs[i];
+    if (r.type == kRecordSample) {
+      if (DecodeSummed(r, &counters_, &basics, &sample_, &run[n]) && ++n == kRun) {
+        AddSummed({run, n});
+        n = 0;
+      }
+      continue;
+    }
+    AddSummed({run, n});
+    n = 0;
+    HandleRecord(r);
   }
-  AddSummed(std::span<const SummedSample>(rb.samples).subspan(done));
+  AddSummed({run, n});
 }
 
 bool Report::DecodeSummed(const RecordView& r, SampleCounts* counts, SampleBasics* basics, Sample* scratch,

@@ -86,16 +86,7 @@ class Report {
   // PerfFile's bytes.
   struct ReadBatch {
     std::vector<RecordView> records;
-    // Flat mode: samples come decoded (by the reading thread); records[i] comes before
-    // samples[record_pos[i]].
-    std::vector<SummedSample> samples;
-    std::vector<uint32_t> record_pos;
-    size_t size() const { return records.size() + samples.size(); }
-    void clear() {
-      records.clear();
-      samples.clear();
-      record_pos.clear();
-    }
+    void clear() { records.clear(); }
   };
   template <typename B>
   class Pipeline;
@@ -105,7 +96,7 @@ class Report {
   void HandleRecord(const RecordView& r);
   // Reading thread: decodes and resolves one sample into the current batch.
   void ProcessSample(const RecordView& r);
-  // Flat mode: decodes sample `r` into *out with `counts`; false when it is not usable.
+  // Flat mode: decodes sample `r` into *out, counted in `counts`; false when not usable.
   bool DecodeSummed(const RecordView& r, SampleCounts* counts, SampleBasics* basics, Sample* scratch,
                     SummedSample* out) const;
   // Flat mode: adds decoded samples to sums_ (prefetching ahead).
@@ -167,7 +158,6 @@ class Report {
   bool flat_ = false;
   bool sums_by_cpu_ = false;  // the cpu sort key: the cpu is part of the key
   SampleSums sums_;
-  SampleCounts read_counts_;  // flat mode: samples decoded on the reading thread
   // What sums_.entries()[i] resolved to when it was first added.
   struct SummedRow {
     uint32_t row = 0;  // in hists_[evsel], unless filtered

@@ -35,17 +35,6 @@ bool SampleCounts::ParseBasics(const PerfFile& file, const RecordView& r, Sample
   return Count(this, err, r, *ev);
 }
 
-void SampleCounts::Merge(const SampleCounts& o) {
-  nr_samples += o.nr_samples;
-  nr_unknown_id += o.nr_unknown_id;
-  if (o.nr_bad_samples && !nr_bad_samples) {
-    first_bad_sample_offset = o.first_bad_sample_offset;
-    first_bad_sample_error = o.first_bad_sample_error;
-  }
-  nr_bad_samples += o.nr_bad_samples;
-  nr_user_stacks += o.nr_user_stacks;
-}
-
 bool SampleCounts::Parse(const PerfFile& file, const RecordView& r, Sample* s, const Evsel** ev) {
   SampleError err = file.ParseSample(r, s, ev);
   return Count(this, err, r, *ev);

@@ -24,8 +24,6 @@ struct SampleCounts {
   bool Parse(const PerfFile& file, const RecordView& r, Sample* s, const Evsel** ev);
   // The same for the basic fields only (PerfFile::ParseSampleBasics).
   bool ParseBasics(const PerfFile& file, const RecordView& r, SampleBasics* s, const Evsel** ev, Sample* scratch);
-  // Adds `other`'s counts (a second thread's); the first bad sample stays this one's if any.
-  void Merge(const SampleCounts& other);
   // Appends the summary lines for the skipped samples.
   void AppendSummary(std::vector<std::string>* lines) const;
 };
