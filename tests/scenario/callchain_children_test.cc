@@ -7,6 +7,7 @@
 // perflens merges them, which is right: when perf has duplicate keys the test checks
 // that perflens's value is their sum (within the rounding of the printed values).
 // PLT symbols differ by design (see IsPltName in scenario_util.h) and are listed.
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -36,8 +37,9 @@ TEST_P(CallchainChildren, ChildrenAndSelfEqualPerf) {
   std::string diff = a.failures.empty() ? "" : KeepOutputs("children", perf.out, lens.out);
   EXPECT_EQ(a.failures, "") << diff;
   EXPECT_EQ(a.equal + a.merged + a.plt, a.checked);
-  // The PLT difference is rare (a few dynamic-linker samples of short-lived processes).
-  EXPECT_LE(a.plt, 4) << a.notes;
+  // The PLT difference is rare (a few dynamic-linker samples of short-lived processes;
+  // forkexec's many processes gave 5 of 273 in one CI run), as in the folded tests.
+  EXPECT_LE(a.plt, std::max(4, a.checked / 30)) << a.notes;
 
   // The program-specific rows: what each scenario is about must be in the table.
   std::map<std::string, double> children;
@@ -104,6 +106,31 @@ TEST(CallchainChildrenCompare, SplitUnresolvedAddressRowsMayDifferInLevel) {
   lens = {{"5.00%", "5.00%", "[k] hot"}, {"100.00%", "0.00%", "[.] main"}};
   a = CompareChildren(perf, lens);
   EXPECT_NE(a.failures, "");
+}
+
+// PLT rows of a forkexec CI run: perf prints addresses (raw ip for Children, map address
+// for Self) and "@plt"; perflens names each DSO's .plt, so two ".plt" rows.
+TEST(CallchainChildrenCompare, PltRowsOfSeveralDsos) {
+  std::vector<ChildrenRow> perf = {{"0.81%", "0.00%", "[.] @plt"},
+                                   {"0.81%", "0.81%", "[.] 0x0000000000002026"},
+                                   {"0.81%", "0.81%", "[.] 0x0000000000026006"},
+                                   {"0.81%", "0.00%", "[.] 0x000055d8bfd9a026"},
+                                   {"0.81%", "0.00%", "[.] 0x00007f19c4ff0006"},
+                                   {"100.00%", "0.00%", "[.] main"}};
+  std::vector<ChildrenRow> lens = {{"1.62%", "0.81%", "[.] .plt"},
+                                   {"1.62%", "0.81%", "[.] .plt"},
+                                   {"100.00%", "0.00%", "[.] main"}};
+  ChildrenAgreement a = CompareChildren(perf, lens);
+  EXPECT_EQ(a.failures, "");
+  EXPECT_EQ(a.checked, 6);
+  EXPECT_EQ(a.equal, 1);
+  EXPECT_EQ(a.plt, 5);
+  // Any other name printed twice by perflens alone is still a failure.
+  lens.push_back({"1.00%", "1.00%", "[.] hot"});
+  lens.push_back({"1.00%", "1.00%", "[.] hot"});
+  perf.push_back({"2.00%", "2.00%", "[.] hot"});
+  a = CompareChildren(perf, lens);
+  EXPECT_NE(a.failures.find("perflens prints [.] hot in several rows"), std::string::npos) << a.failures;
 }
 
 INSTANTIATE_TEST_SUITE_P(Programs, CallchainChildren, ::testing::ValuesIn(CallchainPrograms()),
