@@ -11,7 +11,8 @@
 #       fp.data     perf record -e cpu-clock -g -F $FREQ            (>= 300K samples)
 #       dwarf.data  perf record -e cpu-clock --call-graph dwarf     (>= 200 MB)
 #     and checks the sizes with `perf report --stats`;
-#  3. runs each job N times (median) under /usr/bin/time -v for perf and perflens:
+#  3. runs each job N times (median) under /usr/bin/time -v for perf and perflens,
+#     alternating the two:
 #       report --stdio --no-children -g none --sort comm,dso,sym
 #       report --stdio                      (children + call graph)
 #       script > /dev/null
@@ -131,13 +132,16 @@ measure() {
     /User time/ { u = $2 } /System time/ { s = $2 } /Maximum resident/ { m = $2 }
     END { printf "%.3f %.2f %.0f\n", t1 - t0, u + s, m / 1024 }' "$log"
 }
+# median per column of "wall cpu rss" lines
+median_of() {
+  awk '{ w[NR] = $1; c[NR] = $2; r[NR] = $3 }
+       function med(a, n,   i, j, t) { for (i = 1; i <= n; ++i) for (j = i + 1; j <= n; ++j) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }; return a[int((n + 1) / 2)] }
+       END { printf "%s %s %s\n", med(w, NR), med(c, NR), med(r, NR) }'
+}
 # median of N runs, per column
 median_runs() {
   local i
-  for ((i = 0; i < runs; ++i)); do measure "$@"; done |
-    awk '{ w[NR] = $1; c[NR] = $2; r[NR] = $3 }
-         function med(a, n,   i, j, t) { for (i = 1; i <= n; ++i) for (j = i + 1; j <= n; ++j) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }; return a[int((n + 1) / 2)] }
-         END { printf "%s %s %s\n", med(w, NR), med(c, NR), med(r, NR) }'
+  for ((i = 0; i < runs; ++i)); do measure "$@"; done | median_of
 }
 
 printf '\nperflens: %s\nperf: %s (%s)\nruns per cell: %d (median)\n\n' "$perflens" "$perf" "$("$perf" --version)" "$runs"
@@ -146,12 +150,18 @@ printf '%-10s %-44s %9s %9s %9s | %9s %9s %9s | %8s %8s %8s\n' file job "perf s"
 run_job() {  # file label args...
   local file=$1 label=$2
   shift 2
-  local pl perf_r
-  pl=$(median_runs "$perflens" "$@" -i "$file")
+  local pl perf_r i pl_runs="" perf_runs=""
+  # perflens and perf runs alternate, so that this VM's drift (timings move by 15% and
+  # more over minutes) weighs on both sides alike.
+  for ((i = 0; i < runs; ++i)); do
+    pl_runs+="$(measure "$perflens" "$@" -i "$file")"$'\n'
+    [[ $only_perflens -eq 1 ]] || perf_runs+="$(measure "$perf" "$@" -i "$file")"$'\n'
+  done
+  pl=$(printf '%s' "$pl_runs" | median_of)
   if [[ $only_perflens -eq 1 ]]; then
     perf_r="0 0 0"
   else
-    perf_r=$(median_runs "$perf" "$@" -i "$file")
+    perf_r=$(printf '%s' "$perf_runs" | median_of)
   fi
   read -r pw pc pm <<<"$perf_r"
   read -r lw lc lm <<<"$pl"
