@@ -316,7 +316,9 @@ void PerfFile::FinishEvsels() {
   }
   IndexIds();
   sample_time_offsets_.clear();
+  basics_layouts_.clear();
   for (const Evsel& ev : evsels_) {
+    basics_layouts_.push_back(MakeSampleBasicsLayout(ev.attr));
     const uint64_t st = ev.attr.sample_type;
     sample_time_offsets_.push_back(
         (st & kSampleTime) ? 8u + 8u * static_cast<uint32_t>(std::popcount(st & (kSampleIdentifier | kSampleIp | kSampleTid))) : 0u);
@@ -378,14 +380,6 @@ SampleError PerfFile::ParseSample(const RecordView& r, Sample* out, const Evsel*
   *evsel = ev;
   if (!ev) return SampleError::kNone;
   return DecodeSample(r, ev->attr, loader_, out);
-}
-
-SampleError PerfFile::ParseSampleBasics(const RecordView& r, SampleBasics* out, const Evsel** evsel,
-                                        Sample* scratch) const {
-  const Evsel* ev = EvselForSample(r);
-  *evsel = ev;
-  if (!ev) return SampleError::kNone;
-  return DecodeSampleBasics(r, ev->attr, loader_, out, scratch);
 }
 
 // ---------------------------------------------------------------------------------------

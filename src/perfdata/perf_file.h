@@ -101,8 +101,16 @@ class PerfFile {
   uint64_t RecordTime(const RecordView& r) const;
   // Decodes a sample record with its evsel; sets *evsel (nullptr for unknown id).
   SampleError ParseSample(const RecordView& r, Sample* out, const Evsel** evsel) const;
-  // The same with DecodeSampleBasics (*scratch: see there).
-  SampleError ParseSampleBasics(const RecordView& r, SampleBasics* out, const Evsel** evsel, Sample* scratch) const;
+  // The same with DecodeSampleBasics (*scratch: see there), with each evsel's layout
+  // computed once.
+  SampleError ParseSampleBasics(const RecordView& r, SampleBasics* out, const Evsel** evsel, Sample* scratch) const {
+    const Evsel* ev = evsels_.size() == 1 ? &evsels_[0] : EvselForSample(r);
+    *evsel = ev;
+    if (!ev) return SampleError::kNone;
+    const size_t i = static_cast<size_t>(ev->index);
+    if (i >= basics_layouts_.size()) return DecodeSampleBasicsSlow(r, ev->attr, loader_, out, scratch);
+    return DecodeSampleBasics(r, basics_layouts_[i], ev->attr, loader_, out, scratch);
+  }
 
   // Delivers every data record (user records at once, kernel records in perf's order).
   // Returns an error only for problems that make the whole file unreadable; a stop
@@ -144,6 +152,7 @@ class PerfFile {
   // Per evsel: byte offset of PERF_SAMPLE_TIME in its samples (header included), 0 when
   // it has none. RecordTime runs for every record.
   std::vector<uint32_t> sample_time_offsets_;
+  std::vector<SampleBasicsLayout> basics_layouts_;  // per evsel, for ParseSampleBasics
 };
 
 }  // namespace perflens

@@ -216,45 +216,38 @@ SampleError DecodeSample(const RecordView& r, const EventAttr& attr, const Loade
   return SampleError::kNone;
 }
 
-SampleError DecodeSampleBasics(const RecordView& r, const EventAttr& attr, const Loader& ld, SampleBasics* out,
-                               Sample* scratch) {
+SampleBasicsLayout MakeSampleBasicsLayout(const EventAttr& attr) {
   constexpr uint64_t kFixed = kSampleIdentifier | kSampleIp | kSampleTid | kSampleTime | kSampleAddr | kSampleId |
                               kSampleStreamId | kSampleCpu | kSamplePeriod;
   const uint64_t st = attr.sample_type;
-  if (st & ~(kFixed | kSampleCallchain)) {
-    SampleError err = DecodeSample(r, attr, ld, scratch);
-    out->ip = scratch->ip;
-    out->pid = scratch->pid;
-    out->tid = scratch->tid;
-    out->cpu = scratch->cpu;
-    out->period = scratch->period;
-    return err;
-  }
-  // Every fixed field is one u64 (TID and CPU are two u32).
-  const size_t fixed = ((st & kSampleIdentifier) ? 8 : 0) + ((st & kSampleIp) ? 8 : 0) + ((st & kSampleTid) ? 8 : 0) +
-                       ((st & kSampleTime) ? 8 : 0) + ((st & kSampleAddr) ? 8 : 0) + ((st & kSampleId) ? 8 : 0) +
-                       ((st & kSampleStreamId) ? 8 : 0) + ((st & kSampleCpu) ? 8 : 0) +
-                       ((st & kSamplePeriod) ? 8 : 0);
-  const size_t body = r.size >= 8 ? r.size - 8u : 0;
-  if (fixed > body) return SampleError::kTruncated;
-  if (st & kSampleCallchain) {
-    const size_t left = body - fixed;
-    if (left < 8 || !FitsWords(ld.U64(r.data + 8 + fixed), left - 8)) return SampleError::kBadCallchain;
-  }
-  const uint8_t* p = r.data + 8;
-  if (st & kSampleIdentifier) p += 8;
-  out->ip = 0;
-  if (st & kSampleIp) { out->ip = ld.U64(p); p += 8; }
-  out->pid = out->tid = UINT32_MAX;
-  if (st & kSampleTid) { out->pid = ld.U32(p); out->tid = ld.U32(p + 4); p += 8; }
-  if (st & kSampleTime) p += 8;
-  if (st & kSampleAddr) p += 8;
-  if (st & kSampleId) p += 8;
-  if (st & kSampleStreamId) p += 8;
-  out->cpu = UINT32_MAX;
-  if (st & kSampleCpu) { out->cpu = ld.U32(p); p += 8; }
-  out->period = (st & kSamplePeriod) ? ld.U64(p) : attr.sample_period;
-  return SampleError::kNone;
+  SampleBasicsLayout l;
+  l.sample_period = attr.sample_period;
+  l.in_place = (st & ~(kFixed | kSampleCallchain)) == 0;
+  l.callchain = (st & kSampleCallchain) != 0;
+  // Every fixed field is one u64 (TID and CPU are two u32), in A8 order.
+  uint32_t at = 8;
+  if (st & kSampleIdentifier) at += 8;
+  if (st & kSampleIp) { l.ip = at; at += 8; }
+  if (st & kSampleTid) { l.tid = at; at += 8; }
+  if (st & kSampleTime) at += 8;
+  if (st & kSampleAddr) at += 8;
+  if (st & kSampleId) at += 8;
+  if (st & kSampleStreamId) at += 8;
+  if (st & kSampleCpu) { l.cpu = at; at += 8; }
+  if (st & kSamplePeriod) { l.period = at; at += 8; }
+  l.fixed_size = at - 8;
+  return l;
+}
+
+SampleError DecodeSampleBasicsSlow(const RecordView& r, const EventAttr& attr, const Loader& ld, SampleBasics* out,
+                                   Sample* scratch) {
+  SampleError err = DecodeSample(r, attr, ld, scratch);
+  out->ip = scratch->ip;
+  out->pid = scratch->pid;
+  out->tid = scratch->tid;
+  out->cpu = scratch->cpu;
+  out->period = scratch->period;
+  return err;
 }
 
 }  // namespace perflens

@@ -92,12 +92,45 @@ struct SampleBasics {
   uint64_t period = 0;  // PERF_SAMPLE_PERIOD, else attr.sample_period
 };
 
+// Where SampleBasics are in the samples of one attr, computed once per evsel.
+struct SampleBasicsLayout {
+  bool in_place = false;     // only fixed fields, optionally a CALLCHAIN after them
+  bool callchain = false;
+  uint32_t fixed_size = 0;   // bytes of the fixed fields after the 8-byte header
+  // Byte offsets from the record start (header included); 0: not sampled.
+  uint32_t ip = 0, tid = 0, cpu = 0, period = 0;
+  uint64_t sample_period = 0;  // attr.sample_period: the period without PERIOD
+};
+SampleBasicsLayout MakeSampleBasicsLayout(const EventAttr& attr);
+
 // Decodes only SampleBasics from `r`, in place: for the common layouts (fixed fields,
 // optionally a CALLCHAIN after them) it reads the few words it needs and checks the
 // record's size and the callchain's length; other layouts go through DecodeSample into
-// *scratch. Either way the values and the SampleError are DecodeSample's.
-SampleError DecodeSampleBasics(const RecordView& r, const EventAttr& attr, const Loader& ld, SampleBasics* out,
-                               Sample* scratch);
+// *scratch. Either way the values and the SampleError are DecodeSample's. `layout` is
+// MakeSampleBasicsLayout(attr).
+SampleError DecodeSampleBasicsSlow(const RecordView& r, const EventAttr& attr, const Loader& ld, SampleBasics* out,
+                                   Sample* scratch);
+inline SampleError DecodeSampleBasics(const RecordView& r, const SampleBasicsLayout& layout, const EventAttr& attr,
+                                      const Loader& ld, SampleBasics* out, Sample* scratch) {
+  if (!layout.in_place) return DecodeSampleBasicsSlow(r, attr, ld, out, scratch);
+  const size_t body = r.size >= 8 ? r.size - 8u : 0;
+  if (layout.fixed_size > body) return SampleError::kTruncated;
+  if (layout.callchain) {
+    const size_t left = body - layout.fixed_size;  // the count, then its words
+    if (left < 8 || ld.U64(r.data + 8 + layout.fixed_size) > (left - 8) / 8) return SampleError::kBadCallchain;
+  }
+  out->ip = layout.ip ? ld.U64(r.data + layout.ip) : 0;
+  out->pid = layout.tid ? ld.U32(r.data + layout.tid) : UINT32_MAX;
+  out->tid = layout.tid ? ld.U32(r.data + layout.tid + 4) : UINT32_MAX;
+  out->cpu = layout.cpu ? ld.U32(r.data + layout.cpu) : UINT32_MAX;
+  out->period = layout.period ? ld.U64(r.data + layout.period) : layout.sample_period;
+  return SampleError::kNone;
+}
+// The same, computing the layout (tests, one-off callers).
+inline SampleError DecodeSampleBasics(const RecordView& r, const EventAttr& attr, const Loader& ld, SampleBasics* out,
+                                      Sample* scratch) {
+  return DecodeSampleBasics(r, MakeSampleBasicsLayout(attr), attr, ld, out, scratch);
+}
 
 // Parses the sample_id trailer at the end of a non-sample record. Returns false when the
 // record is shorter than the trailer.

@@ -6,38 +6,24 @@
 
 namespace perflens {
 
-namespace {
-
-// The counting of Parse and ParseBasics.
-template <typename Counts>
-bool Count(Counts* c, SampleError err, const RecordView& r, const Evsel* ev) {
+bool SampleCounts::CountUnusable(const RecordView& r, const Evsel* ev, SampleError err) {
   if (!ev) {
-    ++c->nr_unknown_id;
+    ++nr_unknown_id;
     return false;
   }
-  if (err != SampleError::kNone) {
-    if (c->nr_bad_samples++ == 0) {
-      c->first_bad_sample_offset = r.file_offset;
-      c->first_bad_sample_error = err;
-    }
-    return false;
+  if (nr_bad_samples++ == 0) {
+    first_bad_sample_offset = r.file_offset;
+    first_bad_sample_error = err;
   }
-  ++c->nr_samples;
-  if (ev->attr.sample_type & kSampleStackUser) ++c->nr_user_stacks;
-  return true;
-}
-
-}  // namespace
-
-bool SampleCounts::ParseBasics(const PerfFile& file, const RecordView& r, SampleBasics* s, const Evsel** ev,
-                               Sample* scratch) {
-  SampleError err = file.ParseSampleBasics(r, s, ev, scratch);
-  return Count(this, err, r, *ev);
+  return false;
 }
 
 bool SampleCounts::Parse(const PerfFile& file, const RecordView& r, Sample* s, const Evsel** ev) {
   SampleError err = file.ParseSample(r, s, ev);
-  return Count(this, err, r, *ev);
+  if (!*ev || err != SampleError::kNone) return CountUnusable(r, *ev, err);
+  ++nr_samples;
+  if ((*ev)->attr.sample_type & kSampleStackUser) ++nr_user_stacks;
+  return true;
 }
 
 void SampleCounts::AppendSummary(std::vector<std::string>* lines) const {

@@ -22,8 +22,17 @@ struct SampleCounts {
   // Decodes `r` into *s / *ev. False (and counted) for an unknown id or a malformed
   // record; true (and counted in nr_samples) otherwise.
   bool Parse(const PerfFile& file, const RecordView& r, Sample* s, const Evsel** ev);
-  // The same for the basic fields only (PerfFile::ParseSampleBasics).
-  bool ParseBasics(const PerfFile& file, const RecordView& r, SampleBasics* s, const Evsel** ev, Sample* scratch);
+  // The same for the basic fields only (PerfFile::ParseSampleBasics). Inline: it runs
+  // for every sample of a flat report.
+  bool ParseBasics(const PerfFile& file, const RecordView& r, SampleBasics* s, const Evsel** ev, Sample* scratch) {
+    SampleError err = file.ParseSampleBasics(r, s, ev, scratch);
+    if (!*ev || err != SampleError::kNone) return CountUnusable(r, *ev, err);
+    ++nr_samples;
+    if ((*ev)->attr.sample_type & kSampleStackUser) ++nr_user_stacks;
+    return true;
+  }
+  // Counts a sample with an unknown id (ev nullptr) or a decoding error; false.
+  bool CountUnusable(const RecordView& r, const Evsel* ev, SampleError err);
   // Appends the summary lines for the skipped samples.
   void AppendSummary(std::vector<std::string>* lines) const;
 };
