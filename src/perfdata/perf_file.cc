@@ -458,9 +458,9 @@ Status PerfFile::ReadRecords(const RecordCallback& cb, ReadStats* stats) {
   };
   auto deliver = [&](const RecordView& r) { cb(r); };
 
-  // Handles one well-framed record (from the file or from decompressed data).
-  std::function<void(const RecordView&)> dispatch;
-  auto handle_compressed = [&](const RecordView& r) {
+  // Handles one well-framed record (from the file or from decompressed data). A
+  // generic lambda given itself (not a std::function: an indirect call per record).
+  auto handle_compressed = [&](const RecordView& r, auto& dispatch) {
     if (decomp_failed) return;
     const uint8_t* payload;
     size_t n;
@@ -525,11 +525,12 @@ Status PerfFile::ReadRecords(const RecordCallback& cb, ReadStats* stats) {
         Warn(stats, fmt::format("nested {} inside the compressed record at offset {:#x}; skipped", TypeLabel(in.type), r.file_offset));
         continue;
       }
-      dispatch(in);
+      dispatch(in, dispatch);
     }
   };
 
-  dispatch = [&](const RecordView& r) {
+  const uint32_t single_time_off = evsels_.size() == 1 && !sample_time_offsets_.empty() ? sample_time_offsets_[0] : 0;
+  auto dispatch_impl = [&](const RecordView& r, auto& self) -> void {
     count(r);
     if (r.type >= 64) {
       if (r.type == kRecordFinishedRound) {
@@ -539,17 +540,24 @@ Status PerfFile::ReadRecords(const RecordCallback& cb, ReadStats* stats) {
       }
       if (r.type == kRecordCompressed || r.type == kRecordCompressed2) {
         deliver(r);
-        handle_compressed(r);
+        handle_compressed(r, self);
         return;
       }
       deliver(r);
       return;
     }
     if (!ordered) return deliver(r);
-    uint64_t t = RecordTime(r);
+    // RecordTime, with the common case (a sample of the only evsel) inline.
+    uint64_t t;
+    if (r.type == kRecordSample && single_time_off != 0) {
+      t = single_time_off + 8u <= r.size ? ld.U64(r.data + single_time_off) : 0;
+    } else {
+      t = RecordTime(r);
+    }
     if (t == 0 || t == UINT64_MAX) return deliver(r);
     if (queue.Push(t, r)) ++stats->nr_unordered;
   };
+  auto dispatch = [&](const RecordView& r) { dispatch_impl(r, dispatch_impl); };
 
   const uint8_t* p = file_.data();
   uint64_t pos = data_offset_;
