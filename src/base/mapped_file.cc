@@ -73,10 +73,17 @@ Result<MappedFile> MappedFile::Open(const std::string& path, uint64_t max_size) 
   return f;
 }
 
-Result<MappedFile> MappedFile::ReadAll(int fd, const std::string& name, uint64_t max_size) {
+Result<MappedFile> MappedFile::ReadAll(int fd, const std::string& name, uint64_t max_size, size_t check_size,
+                                       const std::function<Status(std::span<const uint8_t>)>& check) {
   std::vector<uint8_t> buf;
   size_t used = 0;
+  bool checked = !check;
   for (;;) {
+    if (!checked && used >= check_size) {
+      checked = true;
+      Status st = check({buf.data(), used});
+      if (!st.ok()) return st.error();
+    }
     if (buf.size() - used < 65536) buf.resize(buf.size() + std::max<size_t>(1 << 20, buf.size()));
     ssize_t n = ::read(fd, buf.data() + used, buf.size() - used);
     if (n < 0) {
@@ -88,6 +95,10 @@ Result<MappedFile> MappedFile::ReadAll(int fd, const std::string& name, uint64_t
     if (used > max_size) return Err("{}: input larger than {} bytes", name, max_size);
   }
   buf.resize(used);
+  if (!checked) {
+    Status st = check({buf.data(), used});
+    if (!st.ok()) return st.error();
+  }
   return FromBuffer(std::move(buf), name);
 }
 

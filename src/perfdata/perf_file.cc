@@ -36,7 +36,15 @@ bool HeaderEnv::Has(int feature) const {
 
 Result<std::unique_ptr<PerfFile>> PerfFile::Open(const std::string& path, const ReaderOptions& options) {
   if (path == "-") {
-    auto bytes = MappedFile::ReadAll(STDIN_FILENO, "<stdin>", options.max_pipe_bytes);
+    // The magic is checked as soon as it arrives: garbage is refused before it is read.
+    auto magic_ok = [](std::span<const uint8_t> head) -> Status {
+      if (head.size() < 8) return Status::Ok();  // FromBytes says it is too short
+      uint64_t magic;
+      std::memcpy(&magic, head.data(), 8);
+      if (magic == kMagic2 || magic == kMagic2Swapped || magic == kMagic1) return Status::Ok();
+      return Err("<stdin>: not a perf.data file (bad magic at offset 0)");
+    };
+    auto bytes = MappedFile::ReadAll(STDIN_FILENO, "<stdin>", options.max_pipe_bytes, 8, magic_ok);
     if (!bytes) return bytes.error();
     return FromBytes(std::move(*bytes), options);
   }
