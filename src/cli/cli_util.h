@@ -3,9 +3,15 @@
 
 #include <CLI/CLI.hpp>
 
+#include <fmt/format.h>
+
 #include <cstdint>
+#include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "base/text_escape.h"
 
 namespace perflens {
 
@@ -19,5 +25,14 @@ std::vector<std::string> SplitCommas(const std::vector<std::string>& in);
 
 // Parses comma-separated decimal ids into *out; false on anything that is not a number.
 bool ParseIds(const std::vector<std::string>& in, std::vector<uint32_t>* out);
+
+// One diagnostic line on stderr, "perflens: <message>" or "perflens: warning: <message>".
+// Messages quote names from the recording, so control bytes are escaped.
+inline void PrintError(std::string_view message) {
+  fmt::print(stderr, "perflens: {}\n", EscapeControl(message));
+}
+inline void PrintWarning(std::string_view message) {
+  fmt::print(stderr, "perflens: warning: {}\n", EscapeControl(message));
+}
 
 }  // namespace perflens

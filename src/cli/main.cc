@@ -33,12 +33,12 @@ Result<std::unique_ptr<PerfFile>> OpenInput(const std::string& path) {
   // perf reads a pipe when stdin is not a terminal and -i was not given.
   auto file = PerfFile::Open(p);
   if (!file) return file.error();
-  for (const auto& w : (*file)->env().warnings) fmt::print(stderr, "perflens: warning: {}\n", w);
+  for (const auto& w : (*file)->env().warnings) PrintWarning(w);
   return file;
 }
 
 int Fail(const Error& e) {
-  fmt::print(stderr, "perflens: {}\n", e.message);
+  PrintError(e.message);
   return 1;
 }
 
@@ -87,10 +87,10 @@ int RunReport(ReportArgs& a) {
   WriteOut(out);
   fflush(stdout);
   const ReadStats& rs = (*report)->read_stats();
-  if (rs.stopped) fmt::print(stderr, "perflens: warning: {}\n", rs.stopped->message);
+  if (rs.stopped) PrintWarning(rs.stopped->message);
   if (rs.nr_bad_records) fmt::print(stderr, "perflens: warning: {} malformed records skipped\n", rs.nr_bad_records);
-  for (const auto& w : rs.warnings) fmt::print(stderr, "perflens: warning: {}\n", w);
-  for (const auto& line : (*report)->SummaryLines()) fmt::print(stderr, "perflens: {}\n", line);
+  for (const auto& w : rs.warnings) PrintWarning(w);
+  for (const auto& line : (*report)->SummaryLines()) PrintError(line);
   return 0;
 }
 
@@ -188,7 +188,7 @@ int main(int argc, char** argv) {
   if (*bidlist) {
     auto file = OpenInput(bid_input);
     if (!file) return Fail(file.error());
-    for (const auto& b : (*file)->env().build_ids) fmt::print("{} {}\n", b.build_id.ToHex(), b.filename);
+    for (const auto& b : (*file)->env().build_ids) fmt::print("{} {}\n", b.build_id.ToHex(), EscapeControl(b.filename));
     return 0;
   }
   return 0;

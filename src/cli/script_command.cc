@@ -36,26 +36,26 @@ int RunScript(ScriptArgs& a) {
   o.folded_weight_period = a.folded_weight == "period";
   auto file = PerfFile::Open(a.input);
   if (!file) {
-    fmt::print(stderr, "perflens: {}\n", file.error().message);
+    PrintError(file.error().message);
     return 1;
   }
-  for (const auto& w : (*file)->env().warnings) fmt::print(stderr, "perflens: warning: {}\n", w);
+  for (const auto& w : (*file)->env().warnings) PrintWarning(w);
   auto script = Script::Create(file->get(), o);
   if (!script) {
-    fmt::print(stderr, "perflens: {}\n", script.error().message);
+    PrintError(script.error().message);
     return 1;
   }
   Status st = (*script)->Run(Write);
   fflush(stdout);
   if (!st) {
-    fmt::print(stderr, "perflens: {}\n", st.error().message);
+    PrintError(st.error().message);
     return 1;
   }
   const ReadStats& rs = (*script)->read_stats();
-  if (rs.stopped) fmt::print(stderr, "perflens: warning: {}\n", rs.stopped->message);
+  if (rs.stopped) PrintWarning(rs.stopped->message);
   if (rs.nr_bad_records) fmt::print(stderr, "perflens: warning: {} malformed records skipped\n", rs.nr_bad_records);
-  for (const auto& w : rs.warnings) fmt::print(stderr, "perflens: warning: {}\n", w);
-  for (const auto& line : (*script)->SummaryLines()) fmt::print(stderr, "perflens: {}\n", line);
+  for (const auto& w : rs.warnings) PrintWarning(w);
+  for (const auto& line : (*script)->SummaryLines()) PrintError(line);
   return 0;
 }
 

@@ -1,5 +1,7 @@
 #include "model/dso.h"
 
+#include "base/text_escape.h"
+
 #include <sys/mman.h>
 
 #include <cstdio>
@@ -44,7 +46,8 @@ bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.s
 
 Dso::Dso(int id, std::string long_name, DsoKind kind)
     : id_(id), long_name_(std::move(long_name)), kind_(kind) {
-  short_name_ = ShortName(long_name_, kind_);
+  short_name_ = EscapeControl(ShortName(long_name_, kind_));
+  if (HasControlChars(long_name_)) printable_long_name_ = EscapeControl(long_name_);
 }
 
 DsoKind ClassifyUserMapName(std::string_view f, uint32_t flags) {

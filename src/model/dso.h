@@ -40,7 +40,12 @@ class Dso {
   // As recorded: "/usr/lib/x86_64-linux-gnu/libc.so.6", "[vdso]", "[kernel.kallsyms]",
   // "/tmp/perf-1234.map".
   const std::string& long_name() const { return long_name_; }
-  // perf's short name: basename for files, the bracketed name for special DSOs.
+  // long_name for printing: control bytes as "\xNN" (base/text_escape.h).
+  const std::string& printable_long_name() const {
+    return printable_long_name_.empty() ? long_name_ : printable_long_name_;
+  }
+  // perf's short name: basename for files, the bracketed name for special DSOs. For
+  // printing only, so control bytes are already escaped.
   const std::string& short_name() const { return short_name_; }
   void set_short_name(std::string name) { short_name_ = std::move(name); }
   DsoKind kind() const { return kind_; }
@@ -70,6 +75,7 @@ class Dso {
   int id_;
   std::string long_name_;
   std::string short_name_;
+  std::string printable_long_name_;  // empty when long_name_ needs no escaping
   DsoKind kind_;
   BuildId build_id_;
 };

@@ -1,5 +1,7 @@
 #include "model/machine.h"
 
+#include "base/text_escape.h"
+
 #include <sys/mman.h>
 
 #include <fmt/format.h>
@@ -300,7 +302,8 @@ void Machine::ProcessKernelMmap(const MmapEvent& e) {
 
 void Machine::ProcessComm(const CommEvent& e, uint64_t time) {
   Thread* t = FindOrCreateThread(e.pid, e.tid);
-  t->SetComm(Intern(e.comm), time, e.exec);
+  // A comm is only printed and matched against --comms as printed: escaped once here.
+  t->SetComm(HasControlChars(e.comm) ? Intern(EscapeControl(e.comm)) : Intern(e.comm), time, e.exec);
 }
 
 void Machine::ProcessFork(const TaskEvent& e, uint16_t misc) {
@@ -358,16 +361,9 @@ void Machine::ProcessKsymbol(const KsymbolEvent& e) {
   kernel_maps_.Insert(m);
 }
 
-const Map* Machine::FindMap(Thread* thread, uint16_t cpumode, uint64_t ip) {
-  if (cpumode == kMiscKernel) return kernel_maps_.Find(ip);
-  if (cpumode != kMiscUser || !thread) return nullptr;
-  auto& c = thread->cache();
-  const Maps& maps = thread->maps();
-  if (c.generation == maps.generation() && c.map && c.map->Contains(ip)) return c.map;
-  const Map* m = maps.Find(ip);
-  c.generation = maps.generation();
-  c.map = m;
-  return m;
+const Map* Machine::FindMap(const Thread* thread, uint16_t cpumode, uint64_t ip) const {
+  const Maps* maps = MapsFor(thread, cpumode);
+  return maps ? maps->Find(ip) : nullptr;
 }
 
 }  // namespace perflens

@@ -56,7 +56,9 @@ class Machine {
 
   // The map holding `ip` for a sample of `thread` in `cpumode` (kernel maps for kernel
   // cpumode, the process maps for user), or nullptr. Hypervisor/guest → nullptr.
-  const Map* FindMap(Thread* thread, uint16_t cpumode, uint64_t ip);
+  // No cache: the model holds none (a cached Map* outlived a thread's switch to its
+  // leader's Maps once). Callers cache by (Maps::id, Maps::generation).
+  const Map* FindMap(const Thread* thread, uint16_t cpumode, uint64_t ip) const;
   // The Maps FindMap searches for `thread` in `cpumode`, or nullptr when none.
   const Maps* MapsFor(const Thread* thread, uint16_t cpumode) const {
     if (cpumode == kMiscKernel) return &kernel_maps_;

@@ -32,7 +32,7 @@ class Maps {
   bool RemoveAt(uint64_t start);
   const std::vector<Map>& maps() const { return maps_; }
   size_t size() const { return maps_.size(); }
-  // Bumped on every change so per-thread lookup caches can be invalidated.
+  // Bumped on every change, so that a cache keyed by (id, generation) misses after it.
   uint64_t generation() const { return generation_; }
   // Never 0 and never shared by two Maps of this process, even after one is freed, so
   // (id, generation) names one state of one address space without holding a pointer.

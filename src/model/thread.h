@@ -52,20 +52,12 @@ class Thread {
   const std::string* placeholder_name() const { return placeholder_name_; }
   const std::string* first_real_comm() const { return placeholder_ ? nullptr : comms_.front().name; }
 
-  // Per-thread last-map cache for callchain and sample lookups.
-  struct LookupCache {
-    uint64_t generation = UINT64_MAX;
-    const Map* map = nullptr;
-  };
-  LookupCache& cache() { return cache_; }
-
  private:
   uint32_t pid_, tid_;
   std::shared_ptr<Maps> maps_;
   std::vector<CommEntry> comms_;
   bool placeholder_ = false;
   const std::string* placeholder_name_ = nullptr;
-  LookupCache cache_;
 };
 
 }  // namespace perflens

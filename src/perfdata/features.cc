@@ -7,6 +7,8 @@
 // bad one (they are still useful for symbolization).
 #include "perfdata/features.h"
 
+#include "base/text_escape.h"
+
 #include <cstring>
 #include <string_view>
 #include <utility>
@@ -19,7 +21,9 @@ Status ReadString(ByteCursor& c, std::string_view field, std::string* out) {
   uint32_t len = c.U32();
   if (c.failed()) return Err("{}: truncated before the string length", field);
   if (!c.Has(len)) return Err("{}: string length {} exceeds the {} bytes left", field, len, c.remaining());
-  *out = std::string(c.FixedString(len));
+  // Header strings are only printed (hostname, cmdline, ...): control bytes escaped.
+  std::string_view v = c.FixedString(len);
+  *out = HasControlChars(v) ? EscapeControl(v) : std::string(v);
   return Status::Ok();
 }
 

@@ -7,6 +7,7 @@
 #include <bit>
 #include <deque>
 
+#include "base/text_escape.h"
 #include "perfdata/ordered_queue.h"
 #include "perfdata/perf_event.h"
 
@@ -321,6 +322,7 @@ void PerfFile::FinishEvsels() {
   for (size_t i = 0; i < evsels_.size(); ++i) {
     if (evsels_[i].name.empty() && i < env_.event_desc.size()) evsels_[i].name = env_.event_desc[i].name;
     if (evsels_[i].name.empty()) evsels_[i].name = SynthesizeEvselName(evsels_[i].attr);
+    if (HasControlChars(evsels_[i].name)) evsels_[i].name = EscapeControl(evsels_[i].name);
   }
   IndexIds();
   sample_time_offsets_.clear();

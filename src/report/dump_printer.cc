@@ -1,5 +1,7 @@
 #include "report/dump_printer.h"
 
+#include "base/text_escape.h"
+
 #include <fmt/format.h>
 
 #include "perfdata/perf_event.h"
@@ -56,13 +58,13 @@ Status DumpRecords(PerfFile& file, std::string* out, void (*flush)(std::string*)
               else fmt::format_to(std::back_inserter(*out), " {:02x}:{:02x} {} {}", e.maj, e.min, e.ino, e.ino_generation);
               fmt::format_to(std::back_inserter(*out), " prot {:#x} flags {:#x}", e.prot, e.flags);
             }
-            fmt::format_to(std::back_inserter(*out), "]: {}\n", e.filename);
+            fmt::format_to(std::back_inserter(*out), "]: {}\n", EscapeControl(e.filename));
             break;
           }
           case kRecordComm: {
             CommEvent e;
             if (!DecodeComm(r, ld, &e)) { out->append(" (malformed)\n"); break; }
-            fmt::format_to(std::back_inserter(*out), "{}: {}:{}/{}\n", e.exec ? " EXEC" : "", e.comm,
+            fmt::format_to(std::back_inserter(*out), "{}: {}:{}/{}\n", e.exec ? " EXEC" : "", EscapeControl(e.comm),
                            static_cast<int32_t>(e.pid), static_cast<int32_t>(e.tid));
             break;
           }
@@ -85,7 +87,7 @@ Status DumpRecords(PerfFile& file, std::string* out, void (*flush)(std::string*)
             KsymbolEvent e;
             if (DecodeKsymbol(r, ld, &e))
               fmt::format_to(std::back_inserter(*out), " addr {:x} len {} type {} flags {:#x} name {}\n", e.addr, e.len,
-                             e.ksym_type, e.flags, e.name);
+                             e.ksym_type, e.flags, EscapeControl(e.name));
             else out->append(" (malformed)\n");
             break;
           }

@@ -60,7 +60,9 @@ Status PrintReportJson(const Report& report, std::string* out) {
   }
   doc["events"] = std::move(sections);
   doc["warnings"] = report.SummaryLines();
-  *out += doc.dump(2);
+  // Names come from the recording and need not be UTF-8: invalid bytes become U+FFFD
+  // (nlohmann throws type_error.316 otherwise), so the output is always valid JSON.
+  *out += doc.dump(2, ' ', false, json::error_handler_t::replace);
   out->push_back('\n');
   return Status::Ok();
 }

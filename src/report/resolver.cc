@@ -29,7 +29,15 @@ bool StartLocation(uint16_t cpumode, uint64_t ip, AddrLocation* al) {
 }  // namespace
 
 void Resolver::LookupMap(Thread* thread, uint16_t cpumode, uint64_t ip, AddrLocation* al) {
-  const Map* map = machine_->FindMap(thread, cpumode, ip);
+  const Maps* maps = machine_->MapsFor(thread, cpumode);
+  if (!maps) return;
+  const Map* map;
+  if (last_map_.maps_id == maps->id() && last_map_.generation == maps->generation() && last_map_.map->Contains(ip)) {
+    map = last_map_.map;
+  } else {
+    map = maps->Find(ip);
+    if (map) last_map_ = {maps->id(), maps->generation(), map};
+  }
   if (map && map->dso) {
     al->dso = map->dso;
     al->addr = map->MapIp(ip);

@@ -28,7 +28,7 @@ class Resolver {
 
   // perf's thread__find_symbol: picks kernel or process maps by cpumode.
   AddrLocation Resolve(Thread* thread, uint16_t cpumode, uint64_t ip);
-  // Resolve without the symbol (sym stays nullptr) and without touching the caches:
+  // Resolve without the symbol (sym stays nullptr) and without the location cache:
   // for callers that look the symbol up later (FindSymbol).
   AddrLocation ResolveMap(Thread* thread, uint16_t cpumode, uint64_t ip);
   // The symbol at `addr` (Map::MapIp space) in `dso`, through the (dso, addr) cache.
@@ -55,6 +55,14 @@ class Resolver {
     const Symbol* sym = nullptr;
   };
   std::array<CacheSlot, 4096> cache_{};
+  // The last user map found, keyed like locations_: consecutive frames of a chain mostly
+  // fall in one map. A Maps id is never reused, so an entry of a freed Maps never matches.
+  struct LastMap {
+    uint64_t maps_id = 0;  // 0: empty
+    uint64_t generation = 0;
+    const Map* map = nullptr;
+  };
+  LastMap last_map_;
 };
 
 }  // namespace perflens

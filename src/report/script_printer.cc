@@ -56,7 +56,7 @@ char* PutSymbol(char* p, const AddrLocation& al, bool with_offset) {
 }
 
 // Room PutDsoName needs.
-size_t DsoNameBound(const Dso* dso) { return dso ? dso->long_name().size() + 2 : 9; }
+size_t DsoNameBound(const Dso* dso) { return dso ? dso->printable_long_name().size() + 2 : 9; }
 
 // perf's dso->name: the recorded path for files, but "[name]" for a kernel module
 // first seen in an MMAP (kmod_path__parse_name: basename without ".ko[.gz|.xz|.zst]",
@@ -65,7 +65,7 @@ size_t DsoNameBound(const Dso* dso) { return dso ? dso->long_name().size() + 2 :
 // from the table, by path, before the MMAP).
 char* PutDsoName(char* p, const Dso* dso) {
   if (!dso) return PutStr(p, "[unknown]");
-  std::string_view name = dso->long_name();
+  std::string_view name = dso->printable_long_name();
   if (dso->kind() != DsoKind::kKernelModule || !dso->build_id().empty() || name.empty() || name[0] == '[')
     return PutStr(p, name);
   size_t slash = name.rfind('/');

@@ -1,5 +1,7 @@
 #include "symbolize/symbol_table.h"
 
+#include "base/text_escape.h"
+
 #include <algorithm>
 #include <utility>
 
@@ -76,6 +78,12 @@ SymbolTable& SymbolTable::operator=(const SymbolTable& other) {
 std::string_view SymbolTable::Store(std::string_view s) {
   constexpr size_t kChunk = 64 * 1024;
   if (s.empty()) return {};
+  // Names are only printed (and matched against --symbols as printed): escape once here.
+  std::string escaped;
+  if (HasControlChars(s)) [[unlikely]] {
+    escaped = EscapeControl(s);
+    s = escaped;
+  }
   if (s.size() > arena_left_) {
     const size_t size = std::max(kChunk, s.size());
     arena_.push_back(std::make_unique_for_overwrite<char[]>(size));
