@@ -6,6 +6,7 @@
 #include <libelf.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -31,7 +32,6 @@ namespace {
 constexpr size_t kMaxImageSize = 1 << 20;
 constexpr int kHelperTimeoutMs = 10000;
 constexpr int kKinds = 3;
-constexpr size_t kPathCapacity = 4096;
 
 int KindIndex(DsoKind kind) {
   switch (kind) {
@@ -44,107 +44,31 @@ int KindIndex(DsoKind kind) {
 
 constexpr std::array<const char*, kKinds> kStems = {"vdso", "vdso32", "vdsox32"};
 
-// --- Temp-file registry, readable from signal handlers -------------------------------
-// A slot's path is written before its flag is set and the flag cleared before reuse.
-// Only the process that created a file removes it (not a forked child exiting).
-char g_paths[kKinds][kPathCapacity];
-volatile sig_atomic_t g_path_set[kKinds];
-pid_t g_path_owner[kKinds];
-// Signals whose default action would leave the files behind.
-constexpr std::array<int, 4> kCleanupSignals = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
-struct sigaction g_old_actions[kCleanupSignals.size()];
-
 std::mutex g_mu;
 std::optional<Result<LocalVdso>> g_cache[kKinds];
-bool g_cleanup_installed = false;
-
-void UnlinkRegistered() {
-  pid_t self = getpid();
-  for (int i = 0; i < kKinds; ++i) {
-    if (g_path_set[i] && g_path_owner[i] == self) {
-      g_path_set[i] = 0;
-      unlink(g_paths[i]);
-    }
-  }
-}
-
-void AtExit() { UnlinkRegistered(); }
-
-void OnSignal(int sig, siginfo_t* info, void* ctx) {
-  size_t slot = 0;
-  while (slot + 1 < kCleanupSignals.size() && kCleanupSignals[slot] != sig) ++slot;
-  const struct sigaction& old = g_old_actions[slot];
-  if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL) {
-    // The signal terminates the process: clean up, then die by it as before.
-    int saved_errno = errno;
-    UnlinkRegistered();
-    sigaction(sig, &old, nullptr);
-    raise(sig);
-    errno = saved_errno;
-    return;
-  }
-  // The program handles the signal itself and may go on; atexit cleans up later.
-  if (old.sa_flags & SA_SIGINFO) {
-    old.sa_sigaction(sig, info, ctx);
-  } else {
-    old.sa_handler(sig);
-  }
-}
-
-// Called with g_mu held. Ignored signals stay ignored (also for exec'd children).
-void InstallCleanup() {
-  if (g_cleanup_installed) return;
-  g_cleanup_installed = true;
-  std::atexit(AtExit);
-  struct sigaction sa;
-  std::memset(&sa, 0, sizeof(sa));
-  sa.sa_sigaction = OnSignal;
-  sa.sa_flags = SA_SIGINFO | SA_RESTART;
-  sigemptyset(&sa.sa_mask);
-  for (size_t i = 0; i < kCleanupSignals.size(); ++i) {
-    if (sigaction(kCleanupSignals[i], nullptr, &g_old_actions[i]) != 0) continue;
-    bool ignored = !(g_old_actions[i].sa_flags & SA_SIGINFO) && g_old_actions[i].sa_handler == SIG_IGN;
-    if (!ignored) sigaction(kCleanupSignals[i], &sa, nullptr);
-  }
-}
+int g_fds[kKinds] = {-1, -1, -1};  // memfds behind the cached paths
 
 std::string ErrnoText(int err) { return std::strerror(err); }
 
-// Writes `bytes` to a new mkstemp file registered in slot `index`.
-Result<std::string> WriteTempFile(const std::string& bytes, int index) {
-  const char* dir = std::getenv("TMPDIR");
-  if (dir == nullptr || *dir == '\0') dir = "/tmp";
-  std::string tmpl = fmt::format("{}/perflens-{}.so-XXXXXX", dir, kStems[index]);
-  if (tmpl.size() >= kPathCapacity) return Err("temp dir path too long: {}", dir);
-  InstallCleanup();
-  g_path_set[index] = 0;
-  std::memcpy(g_paths[index], tmpl.c_str(), tmpl.size() + 1);
-  int fd = mkostemp(g_paths[index], O_CLOEXEC);
-  if (fd < 0) return Err("cannot create temp file {}: {}", tmpl, ErrnoText(errno));
-  g_path_owner[index] = getpid();
-  g_path_set[index] = 1;
-  std::string path = g_paths[index];
-  auto fail = [&](std::string what, int err) -> Error {
-    close(fd);
-    g_path_set[index] = 0;
-    unlink(path.c_str());
-    return Err("{} {}: {}", what, path, ErrnoText(err));
-  };
-  if (fchmod(fd, 0600) != 0) return fail("cannot chmod", errno);
+// Puts `bytes` in an anonymous memory file (memfd_create): nothing on disk, nothing to
+// remove at exit or on a signal, and libelf opens it as /proc/self/fd/N like any file.
+// The fd stays open (close-on-exec) until ReleaseLocalVdsos.
+Result<std::string> WriteMemoryFile(const std::string& bytes, int index) {
+  int fd = memfd_create(fmt::format("perflens-{}.so", kStems[index]).c_str(), MFD_CLOEXEC);
+  if (fd < 0) return Err("memfd_create: {}", ErrnoText(errno));
   size_t done = 0;
   while (done < bytes.size()) {
     ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return fail("cannot write", n < 0 ? errno : EIO);
+    if (n <= 0) {
+      int err = n < 0 ? errno : EIO;
+      close(fd);
+      return Err("cannot write the {} image to a memory file: {}", kStems[index], ErrnoText(err));
+    }
     done += static_cast<size_t>(n);
   }
-  if (close(fd) != 0) {
-    int err = errno;
-    g_path_set[index] = 0;
-    unlink(path.c_str());
-    return Err("cannot write {}: {}", path, ErrnoText(err));
-  }
-  return path;
+  g_fds[index] = fd;
+  return fmt::format("/proc/self/fd/{}", fd);
 }
 
 // This process's vdso bytes: the r-xp "[vdso]" mapping, copied from memory.
@@ -328,7 +252,7 @@ Result<LocalVdso> LoadLocalVdso(DsoKind kind, int index) {
   PERFLENS_RETURN_IF_ERROR(CheckImage(*bytes, kind));
   Result<BuildId> build_id = ImageBuildId(*bytes);
   if (!build_id.ok()) return build_id.error();
-  Result<std::string> path = WriteTempFile(*bytes, index);
+  Result<std::string> path = WriteMemoryFile(*bytes, index);
   if (!path.ok()) return path.error();
   return LocalVdso{std::move(*path), *build_id};
 }
@@ -343,10 +267,13 @@ Result<LocalVdso> GetLocalVdso(DsoKind kind) {
   return *g_cache[index];
 }
 
-void RemoveVdsoTempFiles() {
+void ReleaseLocalVdsos() {
   std::lock_guard<std::mutex> lock(g_mu);
-  if (g_cleanup_installed) UnlinkRegistered();
-  for (auto& entry : g_cache) entry.reset();
+  for (int i = 0; i < kKinds; ++i) {
+    g_cache[i].reset();
+    if (g_fds[i] >= 0) close(g_fds[i]);
+    g_fds[i] = -1;
+  }
 }
 
 }  // namespace perflens

@@ -3,7 +3,7 @@
 //   2. the build-id cache: <buildid_dir>/[vdso]/<build-id>/vdso (perf record writes it),
 //   3. this process's own vdso (the r-xp [vdso] line of /proc/self/maps) for [vdso],
 //      or the one printed by the -m32/-mx32 helper programs for [vdso32]/[vdsox32],
-//      copied to a private temp file (mkstemp in $TMPDIR, 0600, removed at exit).
+//      copied to an anonymous memory file (memfd_create; nothing is written to disk).
 // A candidate is used only when its build-id equals the recorded one; when nothing was
 // recorded, the local image is used only if the recorded kernel release and arch equal
 // the local ones.
@@ -18,24 +18,24 @@
 namespace perflens {
 
 struct LocalVdso {
-  std::string path;  // temp file holding the image ("$TMPDIR/perflens-vdso.so-XXXXXX", 0600)
+  std::string path;  // "/proc/self/fd/N": a memfd holding the image, open until ReleaseLocalVdsos
   BuildId build_id;  // from the image's NT_GNU_BUILD_ID note; empty if it has none
 };
 
 // Copies this process's vdso (kind kVdso: the r-xp [vdso] line of /proc/self/maps, read
-// from memory) or runs the 32-bit/x32 helper (kVdso32 / kVdsox32) and returns the temp
-// file. Helpers are looked up, in order, as perflens-read-vdso{32,x32} next to
+// from memory) or runs the 32-bit/x32 helper (kVdso32 / kVdsox32) and returns the
+// image as a memory file. Helpers are looked up, in order, as perflens-read-vdso{32,x32} next to
 // /proc/self/exe and in $PERFLENS_LIBEXEC_DIR, then as Debian/Fedora perf's
 // perf-read-vdso{32,x32} in /usr/lib/perf-core and /usr/libexec/perf-core; their stdout
-// is capped at 1 MiB. Results (and errors) are cached per kind until
-// RemoveVdsoTempFiles. Temp files are removed at exit and on SIGINT/SIGTERM/SIGHUP/
-// SIGPIPE when the signal would terminate the process (a handler installed earlier is
-// chained instead; ignored signals stay ignored). SIGKILL and crashes leave them behind.
-// Errors: no [vdso] line, helper missing or failing (x32 needs CONFIG_X86_X32_ABI), not
-// an ELF of the expected class, I/O.
+// is capped at 1 MiB. Results (and errors) are cached per kind until ReleaseLocalVdsos.
+// No file is created, so no signal or exit handler is needed (the memfd goes with the
+// process however it ends). Errors: no [vdso] line, helper missing or failing (x32
+// needs CONFIG_X86_X32_ABI), not an ELF of the expected class, memfd_create failing.
+// Thread-safe.
 Result<LocalVdso> GetLocalVdso(DsoKind kind);
 
-// Removes the temp files now and forgets the cached results (also run at exit).
-void RemoveVdsoTempFiles();
+// Closes the memory files and forgets the cached results; paths returned before are
+// then invalid.
+void ReleaseLocalVdsos();
 
 }  // namespace perflens

@@ -94,7 +94,7 @@ std::string BuiltHelper(const char* suffix) {
 
 class VdsoTest : public ::testing::Test {
  protected:
-  void TearDown() override { RemoveVdsoTempFiles(); }
+  void TearDown() override { ReleaseLocalVdsos(); }
 };
 
 TEST_F(VdsoTest, LocalVdsoIsElfWithBuildIdAndClockGettime) {
@@ -115,116 +115,62 @@ TEST_F(VdsoTest, LocalVdsoIsElfWithBuildIdAndClockGettime) {
   EXPECT_EQ(std::memcmp(bytes.data(), ehdr, bytes.size()), 0);
 }
 
-TEST_F(VdsoTest, TempFileIsPrivateCachedAndRemoved) {
+// The image lives in a memfd: no file on disk, so nothing can be left behind by a
+// signal, a crash or SIGKILL (issue #10 finding 7), and no handler is installed.
+TEST_F(VdsoTest, ImageIsAMemoryFileCachedAndReleased) {
   Result<LocalVdso> v = GetLocalVdso(DsoKind::kVdso);
   ASSERT_TRUE(v.ok()) << v.error().message;
+  ASSERT_EQ(v->path.rfind("/proc/self/fd/", 0), 0u) << v->path;
+  char target[256] = {};
+  ASSERT_GT(readlink(v->path.c_str(), target, sizeof(target) - 1), 0);
+  EXPECT_EQ(std::string(target).rfind("/memfd:perflens-vdso.so", 0), 0u) << target;
   struct stat st;
   ASSERT_EQ(stat(v->path.c_str(), &st), 0);
   EXPECT_TRUE(S_ISREG(st.st_mode));
-  EXPECT_EQ(st.st_mode & 07777, 0600u);
-  EXPECT_NE(v->path.find("perflens-vdso.so-"), std::string::npos);
 
   Result<LocalVdso> again = GetLocalVdso(DsoKind::kVdso);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->path, v->path);
 
-  RemoveVdsoTempFiles();
-  EXPECT_FALSE(Exists(v->path));
+  const int fd = std::stoi(v->path.substr(std::strlen("/proc/self/fd/")));
+  EXPECT_NE(fcntl(fd, F_GETFD) & FD_CLOEXEC, 0);  // not inherited by helpers
+  ReleaseLocalVdsos();
+  EXPECT_EQ(fcntl(fd, F_GETFD), -1);  // closed
   Result<LocalVdso> fresh = GetLocalVdso(DsoKind::kVdso);
   ASSERT_TRUE(fresh.ok());
-  EXPECT_TRUE(Exists(fresh->path));
   EXPECT_EQ(fresh->build_id, v->build_id);
 }
 
-TEST_F(VdsoTest, HonoursTmpdirAndReportsUnwritableDir) {
+TEST_F(VdsoTest, WritesNoFileAndInstallsNoSignalHandler) {
   char dir[] = "/tmp/perflens-vdso-test-XXXXXX";
   ASSERT_NE(mkdtemp(dir), nullptr);
   const char* old = getenv("TMPDIR");
   std::string saved = old ? old : "";
-  RemoveVdsoTempFiles();
   setenv("TMPDIR", dir, 1);
+  struct sigaction dfl = {};
+  dfl.sa_handler = SIG_DFL;
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT}) sigaction(sig, &dfl, nullptr);
+  ReleaseLocalVdsos();
   Result<LocalVdso> v = GetLocalVdso(DsoKind::kVdso);
-  ASSERT_TRUE(v.ok()) << v.error().message;
-  EXPECT_EQ(v->path.rfind(std::string(dir) + "/", 0), 0u) << v->path;
-  RemoveVdsoTempFiles();
-
-  setenv("TMPDIR", "/nonexistent-perflens-dir", 1);
-  Result<LocalVdso> bad = GetLocalVdso(DsoKind::kVdso);
-  ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.error().message.find("/nonexistent-perflens-dir"), std::string::npos) << bad.error().message;
-  RemoveVdsoTempFiles();
   if (old) {
     setenv("TMPDIR", saved.c_str(), 1);
   } else {
     unsetenv("TMPDIR");
   }
-  rmdir(dir);
+  ASSERT_TRUE(v.ok()) << v.error().message;
+  EXPECT_EQ(rmdir(dir), 0) << "something was written to " << dir;
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT}) {
+    struct sigaction now = {};
+    ASSERT_EQ(sigaction(sig, nullptr, &now), 0);
+    EXPECT_FALSE(now.sa_flags & SA_SIGINFO) << sig;
+    EXPECT_EQ(now.sa_handler, SIG_DFL) << sig;
+  }
 }
 
 TEST_F(VdsoTest, RejectsNonVdsoKind) {
   Result<LocalVdso> v = GetLocalVdso(DsoKind::kUser);
   ASSERT_FALSE(v.ok());
   EXPECT_NE(v.error().message.find("not a vdso kind"), std::string::npos);
-}
-
-// Runs `body` in a forked child and returns its wait status; the child reports the temp
-// path through a pipe.
-// The temp-file handlers are not installed over signals that are ignored (by design),
-// and a run under nohup or from a script's background job inherits ignored SIGHUP or
-// SIGINT: this binary starts from the defaults, before any test installs them.
-const bool kDefaultSignals = [] {
-  for (int sig : {SIGHUP, SIGINT, SIGTERM}) signal(sig, SIG_DFL);
-  return true;
-}();
-
-int InChild(void (*body)(), std::string* path) {
-  int fds[2];
-  if (pipe(fds) != 0) return -1;
-  pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    Result<LocalVdso> v = GetLocalVdso(DsoKind::kVdso);
-    if (!v.ok()) _exit(3);
-    if (write(fds[1], v->path.data(), v->path.size()) < 0) _exit(4);
-    close(fds[1]);
-    body();
-    _exit(5);
-  }
-  close(fds[1]);
-  char buf[4096];
-  ssize_t n = read(fds[0], buf, sizeof(buf));
-  close(fds[0]);
-  if (n > 0) path->assign(buf, static_cast<size_t>(n));
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return status;
-}
-
-TEST_F(VdsoTest, RemovedOnSigterm) {
-  std::string path;
-  int status = InChild([] { raise(SIGTERM); }, &path);
-  ASSERT_FALSE(path.empty());
-  ASSERT_TRUE(WIFSIGNALED(status)) << status;
-  EXPECT_EQ(WTERMSIG(status), SIGTERM);  // still dies by the signal
-  EXPECT_FALSE(Exists(path)) << path;
-}
-
-TEST_F(VdsoTest, RemovedOnSighup) {
-  std::string path;
-  int status = InChild([] { raise(SIGHUP); }, &path);
-  ASSERT_FALSE(path.empty());
-  ASSERT_TRUE(WIFSIGNALED(status)) << status;
-  EXPECT_EQ(WTERMSIG(status), SIGHUP);
-  EXPECT_FALSE(Exists(path)) << path;
-}
-
-TEST_F(VdsoTest, RemovedAtExit) {
-  std::string path;
-  int status = InChild([] { exit(0); }, &path);
-  ASSERT_FALSE(path.empty());
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0);
-  EXPECT_FALSE(Exists(path)) << path;
 }
 
 class CompatVdsoTest : public VdsoTest {
@@ -246,15 +192,13 @@ TEST_F(CompatVdsoTest, Vdso32FromHelper) {
   EXPECT_EQ(facts.build_id_hex, v->build_id.ToHex());
   EXPECT_FALSE(v->build_id.empty());
   EXPECT_TRUE(facts.has_clock_gettime);
-  struct stat st;
-  ASSERT_EQ(stat(v->path.c_str(), &st), 0);
-  EXPECT_EQ(st.st_mode & 07777, 0600u);
+  EXPECT_EQ(v->path.rfind("/proc/self/fd/", 0), 0u) << v->path;
 
   Result<LocalVdso> v64 = GetLocalVdso(DsoKind::kVdso);
   ASSERT_TRUE(v64.ok());
   EXPECT_NE(v64->build_id, v->build_id);  // different images
   EXPECT_NE(v64->path, v->path);
-  RemoveVdsoTempFiles();
+  ReleaseLocalVdsos();
   EXPECT_FALSE(Exists(v->path));
 }
 
