@@ -20,6 +20,7 @@ MappedFile& MappedFile::operator=(MappedFile&& o) noexcept {
     size_ = o.size_;
     data_ = mapped_ ? o.data_ : owned_.data();
     name_ = std::move(o.name_);
+    owner_uid_ = o.owner_uid_;
     o.data_ = nullptr;
     o.size_ = 0;
     o.mapped_ = false;
@@ -57,6 +58,7 @@ Result<MappedFile> MappedFile::Open(const std::string& path, uint64_t max_size) 
   }
   MappedFile f;
   f.name_ = path;
+  f.owner_uid_ = st.st_uid;
   f.size_ = static_cast<size_t>(st.st_size);
   if (f.size_ > 0) {
     void* p = mmap(nullptr, f.size_, PROT_READ, MAP_PRIVATE, fd, 0);

@@ -38,6 +38,8 @@ class MappedFile {
   const uint8_t* data() const { return data_; }
   size_t size() const { return size_; }
   const std::string& name() const { return name_; }
+  // Owner of the mapped file (st_uid at open); -1 for buffers.
+  int64_t owner_uid() const { return owner_uid_; }
 
  private:
   void Reset();
@@ -46,6 +48,7 @@ class MappedFile {
   bool mapped_ = false;
   std::vector<uint8_t> owned_;
   std::string name_;
+  int64_t owner_uid_ = -1;
 };
 
 }  // namespace perflens

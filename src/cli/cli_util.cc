@@ -43,4 +43,31 @@ bool ParseIds(const std::vector<std::string>& in, std::vector<uint32_t>* out) {
   return true;
 }
 
+Result<std::unique_ptr<PerfFile>> OpenInput(const std::string& path, const ReaderOptions& options) {
+  auto file = PerfFile::Open(path, options);
+  if (!file) return file.error();
+  for (const auto& w : (*file)->env().warnings) PrintWarning(w);
+  return file;
+}
+
+void PrintReadProblems(const ReadStats& rs, const std::vector<std::string>& summary) {
+  if (rs.stopped) PrintWarning(rs.stopped->message);
+  if (rs.nr_bad_records) PrintWarning(fmt::format("{} malformed records skipped", rs.nr_bad_records));
+  for (const auto& w : rs.warnings) PrintWarning(w);
+  for (const auto& line : summary) PrintError(line);
+}
+
+void AddSymbolOptions(CLI::App* cmd, SymbolizeOptions* so) {
+  cmd->add_option("--symfs", so->symfs, "Look for files relative to this directory");
+  cmd->add_option("--buildid-dir", so->buildid_dir, "Build-id cache directory (default ~/.debug or $PERF_BUILDID_DIR)");
+  cmd->add_option("--kallsyms", so->kallsyms, "kallsyms file for kernel symbols");
+  cmd->add_option("-k,--vmlinux", so->vmlinux, "vmlinux file for kernel symbols");
+  cmd->add_option("--vdso", so->vdso_image, "vdso image to use when its build-id matches the recorded one");
+  cmd->add_flag("!--no-demangle", so->demangle, "Do not demangle C++ symbols");
+}
+
+void AddForceOption(CLI::App* cmd, ReaderOptions* options) {
+  cmd->add_flag("-f,--force", options->force, "Read a file not owned by the current user or root");
+}
+
 }  // namespace perflens

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "base/text_escape.h"
+#include "perfdata/perf_file.h"
+#include "symbolize/symbolizer.h"
 
 namespace perflens {
 
@@ -34,5 +36,18 @@ inline void PrintError(std::string_view message) {
 inline void PrintWarning(std::string_view message) {
   fmt::print(stderr, "perflens: warning: {}\n", EscapeControl(message));
 }
+
+// Opens the input for a subcommand and prints its header warnings.
+Result<std::unique_ptr<PerfFile>> OpenInput(const std::string& path, const ReaderOptions& options);
+
+// The end-of-read diagnostics every command prints: where reading stopped, malformed
+// record counts, the reader's warnings, then the command's own summary lines.
+void PrintReadProblems(const ReadStats& rs, const std::vector<std::string>& summary);
+
+// --symfs, --buildid-dir, --kallsyms, -k/--vmlinux, --vdso, --no-demangle.
+void AddSymbolOptions(CLI::App* cmd, SymbolizeOptions* so);
+
+// Adds -f/--force (perf's: read a file that another user owns) to `cmd`.
+void AddForceOption(CLI::App* cmd, ReaderOptions* options);
 
 }  // namespace perflens

@@ -6,11 +6,14 @@
 
 #include <CLI/CLI.hpp>
 
+#include "perfdata/perf_file.h"
+
 namespace perflens {
 
 using CommandRunner = std::function<int()>;
 
 // `perflens script` (perf script): per-sample listing, -F fields, folded stacks.
-CommandRunner RegisterScriptCommand(CLI::App* app);
+// `reader` holds the reader options shared by all subcommands (its -f/--force is added).
+CommandRunner RegisterScriptCommand(CLI::App* app, ReaderOptions* reader);
 
 }  // namespace perflens

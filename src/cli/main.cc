@@ -27,15 +27,7 @@ void FlushOut(std::string* s) {
   s->clear();
 }
 
-
-Result<std::unique_ptr<PerfFile>> OpenInput(const std::string& path) {
-  std::string p = path;
-  // perf reads a pipe when stdin is not a terminal and -i was not given.
-  auto file = PerfFile::Open(p);
-  if (!file) return file.error();
-  for (const auto& w : (*file)->env().warnings) PrintWarning(w);
-  return file;
-}
+ReaderOptions g_reader;  // -f/--force of whichever subcommand runs
 
 int Fail(const Error& e) {
   PrintError(e.message);
@@ -52,15 +44,6 @@ struct ReportArgs {
   ReportOptions options;
 };
 
-void AddSymbolOptions(CLI::App* cmd, SymbolizeOptions* so) {
-  cmd->add_option("--symfs", so->symfs, "Look for files relative to this directory");
-  cmd->add_option("--buildid-dir", so->buildid_dir, "Build-id cache directory (default ~/.debug or $PERF_BUILDID_DIR)");
-  cmd->add_option("--kallsyms", so->kallsyms, "kallsyms file for kernel symbols");
-  cmd->add_option("-k,--vmlinux", so->vmlinux, "vmlinux file for kernel symbols");
-  cmd->add_option("--vdso", so->vdso_image, "vdso image to use when its build-id matches the recorded one");
-  cmd->add_flag("!--no-demangle", so->demangle, "Do not demangle C++ symbols");
-}
-
 int RunReport(ReportArgs& a) {
   ReportOptions& o = a.options;
   if (a.children) o.children = true;
@@ -74,7 +57,7 @@ int RunReport(ReportArgs& a) {
   o.symbols = SplitCommas(a.symbols);
   if (!ParseIds(a.pids, &o.pids)) return Fail(Error{"--pid takes comma-separated process ids"});
   if (!ParseIds(a.tids, &o.tids)) return Fail(Error{"--tid takes comma-separated thread ids"});
-  auto file = OpenInput(a.input);
+  auto file = OpenInput(a.input, g_reader);
   if (!file) return Fail(file.error());
   auto report = Report::Create(file->get(), o);
   if (!report) return Fail(report.error());
@@ -86,11 +69,7 @@ int RunReport(ReportArgs& a) {
   if (!st) return Fail(st.error());
   WriteOut(out);
   fflush(stdout);
-  const ReadStats& rs = (*report)->read_stats();
-  if (rs.stopped) PrintWarning(rs.stopped->message);
-  if (rs.nr_bad_records) fmt::print(stderr, "perflens: warning: {} malformed records skipped\n", rs.nr_bad_records);
-  for (const auto& w : rs.warnings) PrintWarning(w);
-  for (const auto& line : (*report)->SummaryLines()) PrintError(line);
+  PrintReadProblems((*report)->read_stats(), (*report)->SummaryLines());
   return 0;
 }
 
@@ -133,26 +112,31 @@ int main(int argc, char** argv) {
   AddListOption(report, "--pid", &ra.pids, "Only these process ids");  // perf's -p is --parent
   AddListOption(report, "--tid", &ra.tids, "Only these thread ids");
   AddSymbolOptions(report, &ra.options.symbolize);
+  AddForceOption(report, &g_reader);
 
   std::string header_input = "perf.data";
   bool header_full = false;
   CLI::App* header = app.add_subcommand("header", "Header information, as perf report --header-only");
+  AddForceOption(header, &g_reader);
   header->add_option("-i,--input", header_input, "Input file");
   header->add_flag("-I,--header-full", header_full, "Show topology details");
 
   std::string dump_input = "perf.data";
   CLI::App* dump = app.add_subcommand("dump", "One line per record, as perf report -D");
+  AddForceOption(dump, &g_reader);
   dump->add_option("-i,--input", dump_input, "Input file");
 
   std::string stats_input = "perf.data";
   CLI::App* stats = app.add_subcommand("stats", "Record counts, as perf report --stats");
+  AddForceOption(stats, &g_reader);
   stats->add_option("-i,--input", stats_input, "Input file");
 
   std::string bid_input = "perf.data";
   CLI::App* bidlist = app.add_subcommand("buildid-list", "Build-ids recorded in the file, as perf buildid-list");
+  AddForceOption(bidlist, &g_reader);
   bidlist->add_option("-i,--input", bid_input, "Input file");
 
-  CommandRunner run_script = RegisterScriptCommand(&app);
+  CommandRunner run_script = RegisterScriptCommand(&app, &g_reader);
 
   CLI11_PARSE(app, argc, argv);
   ra.options.sort_given = report->count("--sort") > 0;
@@ -162,7 +146,7 @@ int main(int argc, char** argv) {
     return RunReport(ra);
   }
   if (*header) {
-    auto file = OpenInput(header_input);
+    auto file = OpenInput(header_input, g_reader);
     if (!file) return Fail(file.error());
     HeaderFormatOptions ho;
     ho.full = header_full;
@@ -170,7 +154,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (*dump) {
-    auto file = OpenInput(dump_input);
+    auto file = OpenInput(dump_input, g_reader);
     if (!file) return Fail(file.error());
     std::string out;
     Status st = DumpRecords(**file, &out, FlushOut);
@@ -178,7 +162,7 @@ int main(int argc, char** argv) {
     return st ? 0 : Fail(st.error());
   }
   if (*stats) {
-    auto file = OpenInput(stats_input);
+    auto file = OpenInput(stats_input, g_reader);
     if (!file) return Fail(file.error());
     std::string out;
     Status st = PrintStats(**file, &out);
@@ -186,7 +170,7 @@ int main(int argc, char** argv) {
     return st ? 0 : Fail(st.error());
   }
   if (*bidlist) {
-    auto file = OpenInput(bid_input);
+    auto file = OpenInput(bid_input, g_reader);
     if (!file) return Fail(file.error());
     for (const auto& b : (*file)->env().build_ids) fmt::print("{} {}\n", b.build_id.ToHex(), EscapeControl(b.filename));
     return 0;

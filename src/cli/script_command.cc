@@ -18,6 +18,7 @@ struct ScriptArgs {
   std::string folded_weight = "samples";
   std::vector<std::string> comms, pids, tids;
   ScriptOptions options;
+  ReaderOptions* reader = nullptr;
 };
 
 void Write(std::string_view s) { fwrite(s.data(), 1, s.size(), stdout); }
@@ -34,12 +35,11 @@ int RunScript(ScriptArgs& a) {
     return 1;
   }
   o.folded_weight_period = a.folded_weight == "period";
-  auto file = PerfFile::Open(a.input);
+  auto file = OpenInput(a.input, *a.reader);
   if (!file) {
     PrintError(file.error().message);
     return 1;
   }
-  for (const auto& w : (*file)->env().warnings) PrintWarning(w);
   auto script = Script::Create(file->get(), o);
   if (!script) {
     PrintError(script.error().message);
@@ -51,18 +51,15 @@ int RunScript(ScriptArgs& a) {
     PrintError(st.error().message);
     return 1;
   }
-  const ReadStats& rs = (*script)->read_stats();
-  if (rs.stopped) PrintWarning(rs.stopped->message);
-  if (rs.nr_bad_records) fmt::print(stderr, "perflens: warning: {} malformed records skipped\n", rs.nr_bad_records);
-  for (const auto& w : rs.warnings) PrintWarning(w);
-  for (const auto& line : (*script)->SummaryLines()) PrintError(line);
+  PrintReadProblems((*script)->read_stats(), (*script)->SummaryLines());
   return 0;
 }
 
 }  // namespace
 
-CommandRunner RegisterScriptCommand(CLI::App* app) {
+CommandRunner RegisterScriptCommand(CLI::App* app, ReaderOptions* reader) {
   auto args = std::make_shared<ScriptArgs>();
+  args->reader = reader;
   CLI::App* cmd = app->add_subcommand("script", "Per-sample listing, as perf script");
   ScriptOptions& o = args->options;
   cmd->add_option("-i,--input", args->input, "Input file (default ./perf.data; - for stdin)");
@@ -75,13 +72,8 @@ CommandRunner RegisterScriptCommand(CLI::App* app) {
   AddListOption(cmd, "-c,--comms", &args->comms, "Only these comms");
   AddListOption(cmd, "--pid", &args->pids, "Only these process ids");
   AddListOption(cmd, "--tid", &args->tids, "Only these thread ids");
-  SymbolizeOptions& so = o.symbolize;
-  cmd->add_option("--symfs", so.symfs, "Look for files relative to this directory");
-  cmd->add_option("--buildid-dir", so.buildid_dir, "Build-id cache directory (default ~/.debug or $PERF_BUILDID_DIR)");
-  cmd->add_option("--kallsyms", so.kallsyms, "kallsyms file for kernel symbols");
-  cmd->add_option("-k,--vmlinux", so.vmlinux, "vmlinux file for kernel symbols");
-  cmd->add_option("--vdso", so.vdso_image, "vdso image to use when its build-id matches the recorded one");
-  cmd->add_flag("!--no-demangle", so.demangle, "Do not demangle C++ symbols");
+  AddSymbolOptions(cmd, &o.symbolize);
+  AddForceOption(cmd, reader);
   return [args]() { return RunScript(*args); };
 }
 

@@ -51,6 +51,10 @@ Result<std::unique_ptr<PerfFile>> PerfFile::Open(const std::string& path, const 
   }
   auto bytes = MappedFile::Open(path);
   if (!bytes) return bytes.error();
+  // perf's open_file_read: only files of the current user or root, unless forced.
+  if (!options.force && bytes->owner_uid() != 0 && bytes->owner_uid() != static_cast<int64_t>(geteuid()))
+    return Err("{}: not owned by the current user or root (owner uid {}); use -f/--force to read it anyway", path,
+               bytes->owner_uid());
   return FromBytes(std::move(*bytes), options);
 }
 

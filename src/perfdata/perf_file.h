@@ -45,6 +45,10 @@ struct ReaderOptions {
   uint64_t max_decompressed_bytes = 0;
   // Cap on bytes read from a pipe.
   uint64_t max_pipe_bytes = 64ULL << 30;
+  // Read a file owned by someone other than the current user or root (perf's -f). Off:
+  // Open refuses it, as perf does, since such a file can name paths for perflens to
+  // open and was written by another user.
+  bool force = false;
 };
 
 struct ReadStats {
@@ -64,7 +68,8 @@ struct ReadStats {
 class PerfFile {
  public:
   // Opens `path` ("-" reads standard input). Errors: I/O, bad magic, bad header,
-  // attrs that do not fit the file; each message names the file offset.
+  // attrs that do not fit the file (each message names the file offset); a file not
+  // owned by the effective user or root without options.force.
   static Result<std::unique_ptr<PerfFile>> Open(const std::string& path,
                                                 const ReaderOptions& options = {});
   // Parses bytes already in memory (tests, fuzzers, pipes).

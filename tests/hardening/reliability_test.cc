@@ -3,7 +3,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstring>
+#include <fstream>
 
 #include "base/text_escape.h"
 #include "hardening/hardening_util.h"
@@ -92,6 +96,41 @@ TEST(ReliabilityTest, ControlCharactersInNamesAreEscaped) {
   EXPECT_NE(run.out.find("x\\x0afake row\xc3"), std::string::npos) << run.out;
   for (char c : run.out) EXPECT_TRUE(static_cast<unsigned char>(c) >= 0x20 || c == '\n') << int(c);
   EXPECT_EQ(EscapeControl("a\tb\x7f\x01"), "a\\x09b\\x7f\\x01");
+}
+
+// Finding 8: perf refuses a perf.data file that neither the current user nor root owns
+// (it names files for the reader to open), unless -f/--force.
+TEST(ReliabilityTest, FileOfAnotherUserNeedsForce) {
+  TempDir dir;
+  const std::string path = dir / "perf.data";
+  std::vector<uint8_t> bytes = SmallFile();
+  {
+    std::ofstream out(path, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  }
+  const uid_t other = geteuid() == 4242 ? 4243 : 4242;
+  if (chown(path.c_str(), other, static_cast<gid_t>(-1)) != 0) GTEST_SKIP() << "cannot chown (not root)";
+  auto refused = PerfFile::Open(path);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().message, fmt::format("{}: not owned by the current user or root (owner uid {}); use "
+                                                 "-f/--force to read it anyway", path, other));
+  ReaderOptions force;
+  force.force = true;
+  auto forced = PerfFile::Open(path, force);
+  EXPECT_TRUE(forced.ok()) << forced.error().message;
+  ASSERT_EQ(chown(path.c_str(), 0, static_cast<gid_t>(-1)), 0);  // root's files are read
+  EXPECT_TRUE(PerfFile::Open(path).ok());
+  ASSERT_EQ(chown(path.c_str(), other, static_cast<gid_t>(-1)), 0);
+
+  // The CLI: exit 1 and perf's advice, then -f on every subcommand that reads a file.
+  const std::string cli = std::string(PERFLENS_BINARY_DIR) + "/src/cli/perflens";
+  if (access(cli.c_str(), X_OK) != 0) GTEST_SKIP() << "perflens not built: " << cli;
+  for (const char* cmd : {"report", "script", "header", "dump", "stats", "buildid-list"}) {
+    std::string base = fmt::format("'{}' {} -i '{}' >/dev/null 2>&1", cli, cmd, path);
+    EXPECT_EQ(WEXITSTATUS(system(base.c_str())), 1) << base;
+    std::string with_f = fmt::format("'{}' {} -f -i '{}' >/dev/null 2>&1", cli, cmd, path);
+    EXPECT_EQ(WEXITSTATUS(system(with_f.c_str())), 0) << with_f;
+  }
 }
 
 }  // namespace
