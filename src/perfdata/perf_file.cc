@@ -139,8 +139,18 @@ Status PerfFile::ParseFileHeader() {
                                         data_offset_, data_size_, n));
     data_size_ = n - data_offset_;
   }
-  if (data_size_ == 0)
-    env_.warnings.push_back("data size is 0: the recording was not properly terminated");
+  if (data_size_ == 0) {
+    // perf record writes data_size and the feature sections when it finishes: a file
+    // it is still writing, or that it left when killed, has 0 here and records up to
+    // the end of the file. Read those; the feature bits were set at the start but no
+    // index was written (it would be read from the first records).
+    unfinished_ = true;
+    data_size_ = n - data_offset_;
+    env_.warnings.push_back(fmt::format("data size is 0 in the header: the recording was not finished (perf record "
+                                        "still running or killed); reading the {} bytes after offset {:#x} as "
+                                        "records, without header features",
+                                        data_size_, data_offset_));
+  }
 
   uint64_t nr_attrs = attrs_size / attr_size_;
   // perf writes one disjoint ids section per attr; bound their sum by the file so that
@@ -171,7 +181,7 @@ Status PerfFile::ParseFileHeader() {
 
   // Feature bitmap (4×u64 after the legacy event_types section).
   std::vector<uint8_t> bits;
-  if (header_size_ >= kFileHeaderSize) {
+  if (header_size_ >= kFileHeaderSize && !unfinished_) {
     uint64_t w[4];
     for (int i = 0; i < 4; ++i) w[i] = ld.U64(p + 72 + 8 * i);
     if (ld.swap && !((w[0] >> kFeatHostname) & 1)) {

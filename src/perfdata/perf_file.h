@@ -86,6 +86,9 @@ class PerfFile {
   uint64_t data_size() const { return data_size_; }
   uint64_t header_size() const { return header_size_; }
   uint64_t attr_size() const { return attr_size_; }
+  // True when the header's data_size was 0 (perf record still running or killed): the
+  // data section was taken to run to the end of the file and no features were read.
+  bool unfinished() const { return unfinished_; }
   const std::vector<Evsel>& evsels() const { return evsels_; }
   // True when some evsel samples the kernel (attr.exclude_kernel clear), so kernel
   // symbols will be needed.
@@ -140,6 +143,7 @@ class PerfFile {
   Loader loader_;
   bool pipe_mode_ = false;
   bool legacy_v1_ = false;
+  bool unfinished_ = false;
   uint64_t header_size_ = 0;
   uint64_t attr_size_ = 0;
   uint64_t data_offset_ = 0;

@@ -133,5 +133,34 @@ TEST(ReliabilityTest, FileOfAnotherUserNeedsForce) {
   }
 }
 
+// Finding 9: a file perf record is still writing, or left when killed, has data_size 0
+// and no feature sections. Its records run to the end of the file: all are reported,
+// with one warning, and nothing is parsed as a feature index.
+TEST(ReliabilityTest, UnfinishedRecordingIsReadToTheEnd) {
+  PerfDataWriter w;
+  int ev = w.AddAttr(CyclesAttr(), {1});
+  w.Comm(7, 7, "running", false, SidAt(7, 10));
+  w.Mmap2(Mmap(7, 7, 0x400000, 0x10000, "/bin/app"), SidAt(7, 20));
+  for (uint64_t t = 0; t < 5; ++t) w.Sample(ev, At(7, 7, 0x401000, 30 + t));
+  w.AddFeature(kFeatHostname, {4, 0, 0, 0, 'h', 0, 0, 0});  // a finished file would have an index after the data
+  std::vector<uint8_t> b = w.Finish();
+  const uint64_t data_end = Get(b, kDataOff) + Get(b, kDataSize);
+  ASSERT_LT(data_end, b.size());
+  b.resize(data_end);  // no feature sections were written yet
+  Put(b, kDataSize, 0);
+  auto file = PerfFile::FromBytes(MappedFile::FromBuffer(b));
+  ASSERT_TRUE(file.ok()) << file.error().message;
+  EXPECT_TRUE((*file)->unfinished());
+  ASSERT_EQ((*file)->env().warnings.size(), 1u);
+  EXPECT_EQ((*file)->env().warnings[0],
+            fmt::format("data size is 0 in the header: the recording was not finished (perf record still running or "
+                        "killed); reading the {} bytes after offset {:#x} as records, without header features",
+                        data_end - Get(b, kDataOff), Get(b, kDataOff)));
+  ReportRun run = RunReport(b);
+  EXPECT_EQ(run.stats.nr_records[kRecordSample], 5u);
+  EXPECT_FALSE(run.stats.stopped.has_value());
+  EXPECT_TRUE(HasRow(run.out, "100.00% running app")) << run.out;
+}
+
 }  // namespace
 }  // namespace perflens::hardening
