@@ -42,66 +42,29 @@ Result<MappedFile> MappedFile::Open(const std::string& path, uint64_t max_size) 
   // O_NONBLOCK so that a FIFO named by hostile data never blocks the open.
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return Err("{}: {}", path, strerror(errno));
-  struct stat st;
-  if (fstat(fd, &st) != 0) {
-    int e = errno;
-    ::close(fd);
-    return Err("{}: {}", path, strerror(e));
-  }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return Err("{}: not a regular file", path);
-  }
-  if (static_cast<uint64_t>(st.st_size) > max_size) {
-    ::close(fd);
-    return Err("{}: file too large ({} bytes, limit {})", path, st.st_size, max_size);
-  }
-  MappedFile f;
-  f.name_ = path;
-  f.owner_uid_ = st.st_uid;
-  f.size_ = static_cast<size_t>(st.st_size);
-  if (f.size_ > 0) {
-    void* p = mmap(nullptr, f.size_, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (p == MAP_FAILED) {
-      int e = errno;
-      ::close(fd);
-      return Err("{}: mmap: {}", path, strerror(e));
-    }
-    madvise(p, f.size_, MADV_SEQUENTIAL);
-    f.data_ = static_cast<const uint8_t*>(p);
-    f.mapped_ = true;
-  }
+  auto f = MapFd(fd, path, max_size);
   ::close(fd);
   return f;
 }
 
-Result<MappedFile> MappedFile::ReadAll(int fd, const std::string& name, uint64_t max_size, size_t check_size,
-                                       const std::function<Status(std::span<const uint8_t>)>& check) {
-  std::vector<uint8_t> buf;
-  size_t used = 0;
-  bool checked = !check;
-  for (;;) {
-    if (!checked && used >= check_size) {
-      checked = true;
-      Status st = check({buf.data(), used});
-      if (!st.ok()) return st.error();
-    }
-    if (buf.size() - used < 65536) buf.resize(buf.size() + std::max<size_t>(1 << 20, buf.size()));
-    ssize_t n = ::read(fd, buf.data() + used, buf.size() - used);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return Err("{}: read: {}", name, strerror(errno));
-    }
-    if (n == 0) break;
-    used += static_cast<size_t>(n);
-    if (used > max_size) return Err("{}: input larger than {} bytes", name, max_size);
+Result<MappedFile> MappedFile::MapFd(int fd, const std::string& name, uint64_t max_size) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) return Err("{}: {}", name, strerror(errno));
+  if (!S_ISREG(st.st_mode)) return Err("{}: not a regular file", name);
+  if (static_cast<uint64_t>(st.st_size) > max_size)
+    return Err("{}: file too large ({} bytes, limit {})", name, st.st_size, max_size);
+  MappedFile f;
+  f.name_ = name;
+  f.owner_uid_ = st.st_uid;
+  f.size_ = static_cast<size_t>(st.st_size);
+  if (f.size_ > 0) {
+    void* p = mmap(nullptr, f.size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED) return Err("{}: mmap: {}", name, strerror(errno));
+    madvise(p, f.size_, MADV_SEQUENTIAL);
+    f.data_ = static_cast<const uint8_t*>(p);
+    f.mapped_ = true;
   }
-  buf.resize(used);
-  if (!checked) {
-    Status st = check({buf.data(), used});
-    if (!st.ok()) return st.error();
-  }
-  return FromBuffer(std::move(buf), name);
+  return f;
 }
 
 MappedFile MappedFile::FromBuffer(std::vector<uint8_t> bytes, std::string name) {

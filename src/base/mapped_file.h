@@ -25,12 +25,9 @@ class MappedFile {
   // Maps `path` read-only. Errors: open/stat/mmap failure, not a regular file, or
   // larger than `max_size` bytes.
   static Result<MappedFile> Open(const std::string& path, uint64_t max_size = UINT64_MAX);
-  // Reads all of fd (a pipe or stdin) into memory, at most `max_size` bytes. When
-  // `check` is given it sees the first `check_size` bytes (all of the input if shorter)
-  // as soon as they are read, and an error it returns ends the read at once: garbage on
-  // a pipe is refused before it is buffered (`< /dev/zero` would otherwise fill memory).
-  static Result<MappedFile> ReadAll(int fd, const std::string& name, uint64_t max_size, size_t check_size = 0,
-                                    const std::function<Status(std::span<const uint8_t>)>& check = {});
+  // Maps the regular file open on `fd` (not closed; e.g. standard input redirected
+  // from a file), named `name` in messages. Errors as Open.
+  static Result<MappedFile> MapFd(int fd, const std::string& name, uint64_t max_size = UINT64_MAX);
   // Wraps an owned buffer.
   static MappedFile FromBuffer(std::vector<uint8_t> bytes, std::string name = "<memory>");
 

@@ -1,10 +1,13 @@
 #include "perfdata/perf_file.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
 
 #include <algorithm>
 #include <bit>
+#include <cerrno>
+#include <cstring>
 #include <deque>
 
 #include "base/text_escape.h"
@@ -37,17 +40,14 @@ bool HeaderEnv::Has(int feature) const {
 
 Result<std::unique_ptr<PerfFile>> PerfFile::Open(const std::string& path, const ReaderOptions& options) {
   if (path == "-") {
-    // The magic is checked as soon as it arrives: garbage is refused before it is read.
-    auto magic_ok = [](std::span<const uint8_t> head) -> Status {
-      if (head.size() < 8) return Status::Ok();  // FromBytes says it is too short
-      uint64_t magic;
-      std::memcpy(&magic, head.data(), 8);
-      if (magic == kMagic2 || magic == kMagic2Swapped || magic == kMagic1) return Status::Ok();
-      return Err("<stdin>: not a perf.data file (bad magic at offset 0)");
-    };
-    auto bytes = MappedFile::ReadAll(STDIN_FILENO, "<stdin>", options.max_pipe_bytes, 8, magic_ok);
-    if (!bytes) return bytes.error();
-    return FromBytes(std::move(*bytes), options);
+    // Standard input redirected from a file is mapped like one; a pipe is streamed.
+    struct stat st;
+    if (fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode)) {
+      auto bytes = MappedFile::MapFd(STDIN_FILENO, "<stdin>");
+      if (!bytes) return bytes.error();
+      return FromBytes(std::move(*bytes), options);
+    }
+    return FromStream(STDIN_FILENO, "<stdin>", options);
   }
   auto bytes = MappedFile::Open(path);
   if (!bytes) return bytes.error();
@@ -58,12 +58,153 @@ Result<std::unique_ptr<PerfFile>> PerfFile::Open(const std::string& path, const 
   return FromBytes(std::move(*bytes), options);
 }
 
+namespace {
+
+// Reads up to `n` bytes from `fd` into `out` (EINTR retried). Returns the count, 0 at
+// end of input, or an error.
+Result<size_t> ReadSome(int fd, uint8_t* out, size_t n, const std::string& name) {
+  for (;;) {
+    ssize_t got = ::read(fd, out, n);
+    if (got >= 0) return static_cast<size_t>(got);
+    if (errno == EINTR) continue;
+    return Err("{}: read: {}", name, strerror(errno));
+  }
+}
+
+// Reads from `fd` until `buf` holds at least `want` bytes or input ends; false at end.
+Result<bool> FillTo(int fd, std::vector<uint8_t>* buf, size_t want, const std::string& name) {
+  while (buf->size() < want) {
+    size_t old = buf->size();
+    buf->resize(std::max(want, old + (64 << 10)));
+    auto got = ReadSome(fd, buf->data() + old, buf->size() - old, name);
+    if (!got) {
+      buf->resize(old);
+      return got.error();
+    }
+    buf->resize(old + *got);
+    if (*got == 0) return false;
+  }
+  return true;
+}
+
+bool IsStreamHeaderType(uint32_t type) {
+  return type == kRecordHeaderAttr || type == kRecordHeaderEventType || type == kRecordHeaderTracingData ||
+         type == kRecordHeaderBuildId || type == kRecordHeaderFeature || type == kRecordEventUpdate ||
+         type == kRecordIdIndex || type == kRecordFinishedRound || type == kRecordTimeConv ||
+         type == kRecordStatConfig || type == kRecordThreadMap || type == kRecordCpuMap;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<PerfFile>> PerfFile::FromStream(int fd, const std::string& name, const ReaderOptions& options) {
+  std::unique_ptr<PerfFile> f(new PerfFile());
+  f->file_ = MappedFile::FromBuffer({}, name);
+  f->options_ = options;
+  f->stream_fd_ = fd;
+  f->pipe_mode_ = true;
+  f->header_size_ = kPipeHeaderSize;
+  f->data_offset_ = kPipeHeaderSize;
+  std::vector<uint8_t>& head = f->stream_head_;
+  // The magic first, as soon as it arrives: garbage is refused before more is read.
+  auto more = FillTo(fd, &head, 8, name);
+  if (!more) return more.error();
+  if (head.size() < 8) return Err("{}: not a perf.data file: {} bytes, shorter than any perf header", name, head.size());
+  uint64_t magic;
+  std::memcpy(&magic, head.data(), 8);
+  if (magic == kMagic2) f->loader_.swap = false;
+  else if (magic == kMagic2Swapped) f->loader_.swap = true;
+  else if (magic == kMagic1) f->legacy_v1_ = true;
+  else return Err("{}: not a perf.data file (bad magic at offset 0)", name);
+  more = FillTo(fd, &head, kPipeHeaderSize, name);
+  if (!more) return more.error();
+  if (head.size() < kPipeHeaderSize) return Err("{}: stream ends inside the 16-byte pipe header", name);
+  uint64_t raw = Loader{false}.U64(head.data() + 8);
+  if (f->legacy_v1_) f->loader_.swap = raw != kPipeHeaderSize;
+  if (f->loader_.U64(head.data() + 8) != kPipeHeaderSize)
+    return Err("{}: a stream must be a pipe-mode recording (header size {} at offset 0x8, expected 16); record "
+               "with -o - or pass the file with -i",
+               name, f->loader_.U64(head.data() + 8));
+  // Header records up to the first kernel record: attrs, features, event names.
+  uint64_t pos = kPipeHeaderSize;
+  ReadStats ignored;
+  for (;;) {
+    more = FillTo(fd, &head, pos + 8, name);
+    if (!more) return more.error();
+    if (!*more) break;
+    const uint32_t type = f->loader_.U32(head.data() + pos);
+    const uint16_t size = f->loader_.U16(head.data() + pos + 6);
+    if (type < 64 || !IsStreamHeaderType(type) || size < 8) break;
+    more = FillTo(fd, &head, pos + size, name);
+    if (!more) return more.error();
+    if (!*more) break;
+    uint64_t extra = 0;
+    if (type == kRecordHeaderTracingData && size >= 12) extra = f->loader_.U32(head.data() + pos + 8);
+    if (extra) break;  // tracing data can be megabytes: ReadRecords skips it
+    RecordView r;
+    r.type = type;
+    r.misc = f->loader_.U16(head.data() + pos + 4);
+    r.size = size;
+    r.data = head.data() + pos;
+    r.file_offset = pos;
+    f->ApplyStreamHeaderRecord(r, false, &ignored);
+    pos += size;
+  }
+  f->stream_header_end_ = pos;
+  f->stream_size_ = head.size();
+  if (f->evsels_.empty()) return Err("{}: pipe-mode stream has no HEADER_ATTR record before its data", name);
+  f->FinishEvsels();
+  return f;
+}
+
+void PerfFile::ApplyStreamHeaderRecord(const RecordView& r, bool after_header, ReadStats* stats) {
+  switch (r.type) {
+    case kRecordHeaderAttr:
+      if (after_header) {
+        if (stats->warnings.size() < kMaxWarnings)
+          stats->warnings.push_back(fmt::format("HEADER_ATTR at offset {:#x} comes after the stream's first kernel "
+                                                "record; its event is not reported",
+                                                r.file_offset));
+        return;
+      }
+      AddHeaderAttr(r);
+      IndexIds();
+      return;
+    case kRecordHeaderFeature:
+      if (r.size >= 16) {
+        uint64_t feat = loader_.U64(r.data + 8);
+        if (feat < kFeatMaxBits) {
+          env_.features_present.push_back(static_cast<int>(feat));
+          Status s = ParseFeature(static_cast<int>(feat), {r.data + 16, r.size - 16u}, loader_, &env_);
+          if (!s)
+            env_.warnings.push_back(fmt::format("feature {} at offset {:#x}: {}", FeatureName(static_cast<int>(feat)),
+                                                r.file_offset, s.error().message));
+        }
+      }
+      return;
+    case kRecordHeaderBuildId: {
+      BuildIdEvent b;
+      size_t sz;
+      if (DecodeBuildIdEntry(r.data, r.size, loader_, &b, &sz))
+        env_.build_ids.push_back({b.misc, b.pid, b.build_id, std::string(b.filename)});
+      return;
+    }
+    case kRecordEventUpdate: {
+      ApplyEventUpdate(r);
+      if (after_header) {
+        // Names are final once FinishEvsels ran: escape the new one as it did.
+        for (Evsel& ev : evsels_)
+          if (HasControlChars(ev.name)) ev.name = EscapeControl(ev.name);
+      }
+      return;
+    }
+    default: return;
+  }
+}
+
 Result<std::unique_ptr<PerfFile>> PerfFile::FromBytes(MappedFile bytes, const ReaderOptions& options) {
   std::unique_ptr<PerfFile> f(new PerfFile());
   f->file_ = std::move(bytes);
   f->options_ = options;
-  if (f->options_.max_decompressed_bytes == 0)
-    f->options_.max_decompressed_bytes = std::max<uint64_t>(1ULL << 30, 64 * f->file_.size());
   const uint8_t* p = f->file_.data();
   const size_t n = f->file_.size();
   if (n < kPipeHeaderSize)
@@ -411,69 +552,84 @@ SampleError PerfFile::ParseSample(const RecordView& r, Sample* out, const Evsel*
 
 namespace {
 
-// Decompresses COMPRESSED/COMPRESSED2 payloads as one zstd stream and keeps the
-// produced records alive (they may sit in the ordering queue) in stable chunks.
-class Decompressor {
+// Bytes the reader owns (decompressed records, pipe input), in chunks whose records may
+// wait in the ordering queue. A chunk is freed once sealed (nothing more is framed from
+// it) and every queued record of it has been delivered, so what is alive is what the
+// queue pins, not what was read.
+class ChunkPool {
  public:
-  explicit Decompressor(uint64_t cap) : cap_(cap) {}
-  ~Decompressor() {
-    if (ds_) ZSTD_freeDStream(ds_);
+  // Takes `bytes` (capacity `capacity`) as a new chunk; ids start at 1.
+  uint32_t Add(std::unique_ptr<uint8_t[]> bytes, size_t capacity) {
+    chunks_.push_back({std::move(bytes), capacity, 0, false});
+    live_bytes_ += capacity;
+    return static_cast<uint32_t>(base_ + chunks_.size() - 1);
   }
-  // Appends the decompressed bytes of `in` to the pending buffer. Returns false with
-  // *error set on zstd failure or when the cap is reached.
-  bool Feed(const uint8_t* in, size_t n, uint64_t* total_out, std::string* error) {
-    if (!ds_) {
-      ds_ = ZSTD_createDStream();
-      ZSTD_initDStream(ds_);
-    }
-    ZSTD_inBuffer ib{in, n, 0};
-    while (ib.pos < ib.size) {
-      if (pending_.capacity() - pending_.size() < 65536) pending_.reserve(pending_.size() * 2 + (1 << 20));
-      size_t old = pending_.size();
-      pending_.resize(pending_.capacity());
-      ZSTD_outBuffer ob{pending_.data() + old, pending_.size() - old, 0};
-      size_t rc = ZSTD_decompressStream(ds_, &ob, &ib);
-      pending_.resize(old + ob.pos);
-      *total_out += ob.pos;
-      if (ZSTD_isError(rc)) {
-        *error = fmt::format("zstd: {}", ZSTD_getErrorName(rc));
-        return false;
-      }
-      if (*total_out > cap_) {
-        *error = fmt::format("decompressed data exceeds the {}-byte cap", cap_);
-        return false;
-      }
-      if (ob.pos == 0 && ib.pos < ib.size && rc != 0) continue;
-      if (ob.pos == 0 && rc == 0 && ib.pos < ib.size) {
-        // A new frame follows in the same payload.
-        continue;
-      }
-    }
-    return true;
+  uint8_t* data(uint32_t id) { return At(id).bytes.get(); }
+  void Hold(uint32_t id) { ++At(id).refs; }
+  void Release(uint32_t id) {
+    Chunk& c = At(id);
+    if (--c.refs == 0 && c.sealed) Free(c);
   }
-  std::vector<uint8_t>& pending() { return pending_; }
-  // Moves the first `n` pending bytes into a stable chunk of `chunks` and returns it.
-  const std::vector<uint8_t>& Commit(size_t n, std::deque<std::vector<uint8_t>>* chunks) {
-    chunks->emplace_back(pending_.begin(), pending_.begin() + static_cast<long>(n));
-    pending_.erase(pending_.begin(), pending_.begin() + static_cast<long>(n));
-    return chunks->back();
+  void Seal(uint32_t id) {
+    Chunk& c = At(id);
+    c.sealed = true;
+    if (c.refs == 0) Free(c);
   }
+  uint64_t live_bytes() const { return live_bytes_; }
 
  private:
-  ZSTD_DStream* ds_ = nullptr;
-  uint64_t cap_;
-  std::vector<uint8_t> pending_;
+  struct Chunk {
+    std::unique_ptr<uint8_t[]> bytes;
+    size_t capacity;
+    uint64_t refs;
+    bool sealed;
+  };
+  Chunk& At(uint32_t id) { return chunks_[id - base_]; }
+  void Free(Chunk& c) {
+    live_bytes_ -= c.capacity;
+    c.bytes.reset();
+    c.capacity = 0;
+    while (!chunks_.empty() && chunks_.front().sealed && chunks_.front().refs == 0) {
+      chunks_.pop_front();
+      ++base_;
+    }
+  }
+  std::deque<Chunk> chunks_;
+  uint64_t base_ = 1;
+  uint64_t live_bytes_ = 0;
+};
+
+// Output window of one decompression step: a COMPRESSED payload (at most 64 KiB) can
+// expand to gigabytes, so it is decompressed, framed and delivered a window at a time.
+constexpr size_t kDecompressWindow = 1 << 20;
+// Floor and ratio of the default decompression cap (ReaderOptions).
+constexpr uint64_t kDecompressCapFloor = 256ULL << 20;
+constexpr uint64_t kDecompressCapRatio = 100;
+// Pipe input is read into chunks of this size (a record is at most 64 KiB).
+constexpr size_t kStreamChunk = 1 << 20;
+
+struct ZstdStream {
+  ZSTD_DStream* ds = nullptr;
+  ~ZstdStream() {
+    if (ds) ZSTD_freeDStream(ds);
+  }
 };
 
 }  // namespace
 
 Status PerfFile::ReadRecords(const RecordCallback& cb, ReadStats* stats) {
   const Loader& ld = loader_;
+  if (streaming()) {
+    if (stream_read_) return Err("{}: a stream can be read once", path());
+    stream_read_ = true;
+  }
   OrderedQueue queue;
+  ChunkPool pool;
   const bool ordered = options_.ordered;
-  Decompressor decomp(options_.max_decompressed_bytes);
-  decompressed_chunks_.clear();  // the last call's records are no longer valid
+  ZstdStream zstd;
+  std::vector<uint8_t> pending;  // decompressed bytes after the last whole record
   bool decomp_failed = false;
+  bool forced_flush_warned = false;
 
   auto count = [&](const RecordView& r) {
     ++stats->nr_records_total;
@@ -481,9 +637,31 @@ Status PerfFile::ReadRecords(const RecordCallback& cb, ReadStats* stats) {
     else ++stats->nr_unknown_type;
   };
   auto deliver = [&](const RecordView& r) { cb(r); };
+  // Delivery out of the queue: the record no longer pins its chunk.
+  auto deliver_queued = [&](const RecordView& r) {
+    cb(r);
+    if (r.chunk) pool.Release(r.chunk);
+  };
+  auto push = [&](uint64_t t, const RecordView& r) {
+    if (r.chunk) pool.Hold(r.chunk);
+    if (queue.Push(t, r)) ++stats->nr_unordered;
+    // perf's ordered_events flushes when it reaches its allocation limit; here the
+    // limit also counts the owned bytes the queue pins.
+    if (queue.size() * 48 + pool.live_bytes() > options_.max_queued_bytes) {
+      if (!forced_flush_warned) {
+        forced_flush_warned = true;
+        Warn(stats, fmt::format("the ordering queue reached {} MiB at the record at offset {:#x} (no FINISHED_ROUND "
+                                "for that long); records pending then were delivered without waiting for the round",
+                                options_.max_queued_bytes >> 20, r.file_offset));
+      }
+      queue.FlushAll(deliver_queued);
+    }
+  };
 
-  // Handles one well-framed record (from the file or from decompressed data). A
-  // generic lambda given itself (not a std::function: an indirect call per record).
+  const uint64_t cap_fixed = options_.max_decompressed_bytes;
+  // Decompresses one COMPRESSED/COMPRESSED2 record a window at a time and dispatches
+  // the records of each window. A generic lambda given the dispatcher (not a
+  // std::function: an indirect call per record).
   auto handle_compressed = [&](const RecordView& r, auto& dispatch) {
     if (decomp_failed) return;
     const uint8_t* payload;
@@ -508,48 +686,73 @@ Status PerfFile::ReadRecords(const RecordCallback& cb, ReadStats* stats) {
       n = data_size;
     }
     stats->compressed_bytes += n;
-    std::string err;
-    if (!decomp.Feed(payload, n, &stats->decompressed_bytes, &err)) {
+    const uint64_t cap =
+        cap_fixed ? cap_fixed : std::max(kDecompressCapFloor, kDecompressCapRatio * stats->compressed_bytes);
+    auto fail = [&](std::string what) {
       decomp_failed = true;
-      Warn(stats, fmt::format("{} at offset {:#x}: {}; compressed data after it ignored", TypeLabel(r.type),
-                              r.file_offset, err));
+      pending.clear();
       ++stats->nr_bad_records;
-      return;
+      Warn(stats, fmt::format("{} at offset {:#x}: {}; compressed data after it ignored", TypeLabel(r.type),
+                              r.file_offset, what));
+    };
+    if (!zstd.ds) {
+      zstd.ds = ZSTD_createDStream();
+      ZSTD_initDStream(zstd.ds);
     }
-    // Parse the complete records at the front of the pending buffer.
-    auto& pend = decomp.pending();
-    size_t pos = 0;
-    while (pos + 8 <= pend.size()) {
-      uint16_t sz = ld.U16(pend.data() + pos + 6);
-      if (sz < 8) {
-        decomp_failed = true;
-        ++stats->nr_bad_records;
-        Warn(stats, fmt::format("record of size {} inside {} at offset {:#x}; compressed data after it ignored", sz,
-                                TypeLabel(r.type), r.file_offset));
-        pend.clear();
-        return;
+    ZSTD_inBuffer ib{payload, n, 0};
+    for (;;) {
+      const size_t carried = pending.size();
+      const size_t capacity = carried + kDecompressWindow;
+      auto window = std::make_unique_for_overwrite<uint8_t[]>(capacity);
+      if (carried) std::memcpy(window.get(), pending.data(), carried);
+      ZSTD_outBuffer ob{window.get(), capacity, carried};
+      const size_t in_before = ib.pos;
+      size_t rc = ZSTD_decompressStream(zstd.ds, &ob, &ib);
+      if (ZSTD_isError(rc)) return fail(fmt::format("zstd: {}", ZSTD_getErrorName(rc)));
+      stats->decompressed_bytes += ob.pos - carried;
+      if (stats->decompressed_bytes > cap)
+        return fail(fmt::format("decompressed data exceeds the {}-byte cap ({} compressed bytes read){}", cap,
+                                stats->compressed_bytes,
+                                cap_fixed ? "" : fmt::format("; the cap is {}x the compressed bytes, at least {} MiB",
+                                                             kDecompressCapRatio, kDecompressCapFloor >> 20)));
+      // The whole records at the front of the window; the tail is carried over.
+      size_t pos = 0;
+      while (pos + 8 <= ob.pos) {
+        uint16_t sz = ld.U16(window.get() + pos + 6);
+        if (sz < 8) {
+          return fail(fmt::format("record of size {} at byte {} of its decompressed data", sz,
+                                  stats->decompressed_bytes - (ob.pos - pos)));
+        }
+        if (pos + sz > ob.pos) break;
+        pos += sz;
       }
-      if (pos + sz > pend.size()) break;
-      pos += sz;
-    }
-    if (pos == 0) return;
-    const auto& chunk = decomp.Commit(pos, &decompressed_chunks_);
-    size_t q = 0;
-    while (q < chunk.size()) {
-      RecordView in;
-      in.type = ld.U32(chunk.data() + q);
-      in.misc = ld.U16(chunk.data() + q + 4);
-      in.size = ld.U16(chunk.data() + q + 6);
-      in.data = chunk.data() + q;
-      in.file_offset = r.file_offset;
-      in.compressed = true;
-      q += in.size;
-      if (in.type == kRecordCompressed || in.type == kRecordCompressed2) {
-        ++stats->nr_bad_records;
-        Warn(stats, fmt::format("nested {} inside the compressed record at offset {:#x}; skipped", TypeLabel(in.type), r.file_offset));
-        continue;
+      pending.assign(window.get() + pos, window.get() + ob.pos);
+      if (pos) {
+        const uint32_t id = pool.Add(std::move(window), capacity);
+        const uint8_t* chunk = pool.data(id);
+        size_t q = 0;
+        while (q < pos) {
+          RecordView in;
+          in.type = ld.U32(chunk + q);
+          in.misc = ld.U16(chunk + q + 4);
+          in.size = ld.U16(chunk + q + 6);
+          in.data = chunk + q;
+          in.file_offset = r.file_offset;
+          in.compressed = true;
+          in.chunk = id;
+          q += in.size;
+          if (in.type == kRecordCompressed || in.type == kRecordCompressed2) {
+            ++stats->nr_bad_records;
+            Warn(stats, fmt::format("nested {} inside the compressed record at offset {:#x}; skipped", TypeLabel(in.type),
+                                    r.file_offset));
+            continue;
+          }
+          dispatch(in, dispatch);
+        }
+        pool.Seal(id);
       }
-      dispatch(in, dispatch);
+      const bool progress = ob.pos > carried || ib.pos > in_before;
+      if ((ib.pos == ib.size && ob.pos < ob.size) || !progress) break;
     }
   };
 
@@ -559,7 +762,7 @@ Status PerfFile::ReadRecords(const RecordCallback& cb, ReadStats* stats) {
     if (r.type >= 64) {
       if (r.type == kRecordFinishedRound) {
         deliver(r);
-        if (ordered) queue.FlushRound(deliver);
+        if (ordered) queue.FlushRound(deliver_queued);
         return;
       }
       if (r.type == kRecordCompressed || r.type == kRecordCompressed2) {
@@ -579,46 +782,163 @@ Status PerfFile::ReadRecords(const RecordCallback& cb, ReadStats* stats) {
       t = RecordTime(r);
     }
     if (t == 0 || t == UINT64_MAX) return deliver(r);
-    if (queue.Push(t, r)) ++stats->nr_unordered;
+    push(t, r);
   };
   auto dispatch = [&](const RecordView& r) { dispatch_impl(r, dispatch_impl); };
 
-  const uint8_t* p = file_.data();
-  uint64_t pos = data_offset_;
-  const uint64_t end = data_offset_ + data_size_;
-  while (pos < end) {
-    if (end - pos < 8) {
-      stats->stopped = Err("{} trailing bytes at offset {:#x} do not hold a record header", end - pos, pos);
+  if (!streaming()) {
+    const uint8_t* p = file_.data();
+    uint64_t pos = data_offset_;
+    const uint64_t end = data_offset_ + data_size_;
+    while (pos < end) {
+      if (end - pos < 8) {
+        stats->stopped = Err("{} trailing bytes at offset {:#x} do not hold a record header", end - pos, pos);
+        break;
+      }
+      RecordView r;
+      r.type = ld.U32(p + pos);
+      r.misc = ld.U16(p + pos + 4);
+      r.size = ld.U16(p + pos + 6);
+      r.data = p + pos;
+      r.file_offset = pos;
+      if (r.size < 8) {
+        stats->stopped = Err("bad record size {} at offset {:#x} ({}); stopped reading", r.size, pos, TypeLabel(r.type));
+        break;
+      }
+      if (r.size > end - pos) {
+        stats->stopped = Err("{} at offset {:#x} has size {} but only {} bytes remain: file truncated", TypeLabel(r.type),
+                             pos, r.size, end - pos);
+        break;
+      }
+      uint64_t extra = 0;  // payload that follows the record outside header.size
+      if (r.type == kRecordAuxtrace && r.size >= 16) extra = ld.U64(p + pos + 8);
+      if (r.type == kRecordHeaderTracingData && pipe_mode_ && r.size >= 12) extra = ld.U32(p + pos + 8);
+      if (extra > end - pos - r.size) {
+        stats->stopped = Err("{} at offset {:#x} announces {} bytes of trailing data past the end of the file",
+                             TypeLabel(r.type), pos, extra);
+        dispatch(r);
+        break;
+      }
+      dispatch(r);
+      pos += r.size + extra;
+    }
+    if (ordered) queue.FlushAll(deliver_queued);
+    return Status::Ok();
+  }
+
+  // A pipe: frame records out of chunks read as they arrive. The first chunk starts
+  // with what FromStream read.
+  const int fd = stream_fd_;
+  size_t capacity = std::max(kStreamChunk, stream_head_.size());
+  uint32_t cur;
+  {
+    auto first = std::make_unique_for_overwrite<uint8_t[]>(capacity);
+    std::memcpy(first.get(), stream_head_.data(), stream_head_.size());
+    cur = pool.Add(std::move(first), capacity);
+  }
+  uint8_t* buf = pool.data(cur);
+  size_t filled = stream_head_.size(), pos = kPipeHeaderSize;
+  uint64_t base = 0;  // stream offset of buf[0]
+  std::vector<uint8_t>().swap(stream_head_);
+  // At least `n` bytes at buf + pos, moving the unread tail to a new chunk when the
+  // current one has no room; false when the input ends first.
+  auto ensure = [&](size_t n) -> Result<bool> {
+    if (filled - pos >= n) return true;
+    if (capacity - pos < n) {
+      const size_t tail = filled - pos, next_capacity = std::max(kStreamChunk, n);
+      auto next = std::make_unique_for_overwrite<uint8_t[]>(next_capacity);
+      std::memcpy(next.get(), buf + pos, tail);
+      const uint32_t old = cur;
+      cur = pool.Add(std::move(next), next_capacity);
+      pool.Seal(old);
+      buf = pool.data(cur);
+      capacity = next_capacity;
+      base += pos;
+      filled = tail;
+      pos = 0;
+    }
+    while (filled - pos < n) {
+      auto got = ReadSome(fd, buf + filled, capacity - filled, path());
+      if (!got) return got.error();
+      if (*got == 0) return false;
+      filled += *got;
+      stream_size_ = base + filled;
+    }
+    return true;
+  };
+  for (;;) {
+    auto have = ensure(8);
+    if (!have) {
+      stats->stopped = have.error();
+      break;
+    }
+    if (!*have) {
+      if (filled > pos)
+        stats->stopped = Err("{} trailing bytes at offset {:#x} do not hold a record header", filled - pos, base + pos);
       break;
     }
     RecordView r;
-    r.type = ld.U32(p + pos);
-    r.misc = ld.U16(p + pos + 4);
-    r.size = ld.U16(p + pos + 6);
-    r.data = p + pos;
-    r.file_offset = pos;
+    r.type = ld.U32(buf + pos);
+    r.misc = ld.U16(buf + pos + 4);
+    r.size = ld.U16(buf + pos + 6);
     if (r.size < 8) {
-      stats->stopped = Err("bad record size {} at offset {:#x} ({}); stopped reading", r.size, pos, TypeLabel(r.type));
+      stats->stopped = Err("bad record size {} at offset {:#x} ({}); stopped reading", r.size, base + pos,
+                           TypeLabel(r.type));
       break;
     }
-    if (r.size > end - pos) {
-      stats->stopped = Err("{} at offset {:#x} has size {} but only {} bytes remain: file truncated", TypeLabel(r.type),
-                           pos, r.size, end - pos);
+    have = ensure(r.size);
+    if (!have) {
+      stats->stopped = have.error();
       break;
     }
-    uint64_t extra = 0;  // payload that follows the record outside header.size
-    if (r.type == kRecordAuxtrace && r.size >= 16) extra = ld.U64(p + pos + 8);
-    if (r.type == kRecordHeaderTracingData && pipe_mode_ && r.size >= 12) extra = ld.U32(p + pos + 8);
-    if (extra > end - pos - r.size) {
-      stats->stopped = Err("{} at offset {:#x} announces {} bytes of trailing data past the end of the file",
-                           TypeLabel(r.type), pos, extra);
-      dispatch(r);
+    if (!*have) {
+      stats->stopped = Err("{} at offset {:#x} has size {} but the stream ends after {} bytes: truncated",
+                           TypeLabel(r.type), base + pos, r.size, filled - pos);
       break;
     }
+    r.data = buf + pos;
+    r.file_offset = base + pos;
+    r.chunk = cur;
+    uint64_t extra = 0;
+    if (r.type == kRecordAuxtrace && r.size >= 16) extra = ld.U64(r.data + 8);
+    if (r.type == kRecordHeaderTracingData && r.size >= 12) extra = ld.U32(r.data + 8);
+    if (r.type >= 64 && r.file_offset >= stream_header_end_) ApplyStreamHeaderRecord(r, true, stats);
     dispatch(r);
-    pos += r.size + extra;
+    pos += r.size;
+    // Trailing payloads (AUX data, tracing data) are not kept: skipped as they arrive.
+    while (extra > 0) {
+      if (pos == capacity) {
+        // The chunk is used up: go on in a new, empty one.
+        base += pos;
+        filled = pos = 0;
+        const uint32_t old = cur;
+        cur = pool.Add(std::make_unique_for_overwrite<uint8_t[]>(kStreamChunk), kStreamChunk);
+        pool.Seal(old);
+        buf = pool.data(cur);
+        capacity = kStreamChunk;
+      }
+      if (filled == pos) {
+        auto got = ReadSome(fd, buf + pos, capacity - pos, path());
+        if (!got) {
+          stats->stopped = got.error();
+          break;
+        }
+        if (*got == 0) {
+          stats->stopped = Err("{} at offset {:#x} announces {} more bytes of trailing data than the stream holds",
+                               TypeLabel(r.type), r.file_offset, extra);
+          break;
+        }
+        filled += *got;
+        stream_size_ = base + filled;
+      }
+      const size_t skip = static_cast<size_t>(std::min<uint64_t>(extra, filled - pos));
+      pos += skip;
+      extra -= skip;
+    }
+    if (stats->stopped) break;
   }
-  if (ordered) queue.FlushAll(deliver);
+  if (ordered) queue.FlushAll(deliver_queued);
+  pool.Seal(cur);
   return Status::Ok();
 }
 

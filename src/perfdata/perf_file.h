@@ -1,10 +1,14 @@
 // PerfFile: a perf.data file (file mode PERFILE2, legacy PERFFILE, or pipe mode), read
-// in place from an mmap or an in-memory buffer (pipes), in either byte order.
+// in place from an mmap or an in-memory buffer, or streamed from a pipe, in either byte
+// order.
 //
-// Ownership: PerfFile owns the bytes; a RecordView from the file stays valid until the
-// PerfFile is destroyed, and one decompressed from COMPRESSED/COMPRESSED2 data
-// (RecordView::compressed) until the next ReadRecords call or the PerfFile's
-// destruction, so that records read on one thread can be processed on another.
+// Ownership: a RecordView into the file's bytes (RecordView::chunk == 0) stays valid
+// until the PerfFile is destroyed, so records read on one thread can be processed on
+// another. A view into bytes the reader owns (chunk != 0: records decompressed from
+// COMPRESSED/COMPRESSED2 data, or read from a pipe) is valid only during the callback
+// that receives it; a consumer that keeps it copies the bytes. The reader frees those
+// bytes as soon as their records are delivered, so memory follows the ordering queue,
+// not the input's length.
 // Layouts: tools/perf/util/header.c (perf_file_header, attrs, feature index),
 // tools/perf/util/session.c (record framing, ordering, compression). Spec part A.
 #pragma once
@@ -41,10 +45,16 @@ std::string SynthesizeEvselName(const EventAttr& attr);
 struct ReaderOptions {
   // Deliver records < 64 in time order using the FINISHED_ROUND rules (spec A13).
   bool ordered = true;
-  // Cap on bytes produced by COMPRESSED records; 0 means max(1 GiB, 64 × file size).
+  // Cap on bytes produced by COMPRESSED records (bounds the time a zstd bomb costs; the
+  // memory is bounded by max_queued_bytes). 0: max(256 MiB, 100 × the compressed bytes
+  // read so far), from bytes really read, never from a (sparse) file's apparent size.
   uint64_t max_decompressed_bytes = 0;
-  // Cap on bytes read from a pipe.
-  uint64_t max_pipe_bytes = 64ULL << 30;
+  // Bytes the ordering queue may pin (its entries and the owned chunks they point
+  // into) before it is flushed early, as perf's ordered_events does when it reaches
+  // its allocation limit. Only a stream without FINISHED_ROUND records for that long,
+  // or a decompression bomb, gets there; delivery then goes on in arrival order for the
+  // records still pending, and one warning says so.
+  uint64_t max_queued_bytes = 256ULL << 20;
   // Read a file owned by someone other than the current user or root (perf's -f). Off:
   // Open refuses it, as perf does, since such a file can name paths for perflens to
   // open and was written by another user.
@@ -72,16 +82,28 @@ class PerfFile {
   // owned by the effective user or root without options.force.
   static Result<std::unique_ptr<PerfFile>> Open(const std::string& path,
                                                 const ReaderOptions& options = {});
-  // Parses bytes already in memory (tests, fuzzers, pipes).
+  // Parses bytes already in memory (tests, fuzzers).
   static Result<std::unique_ptr<PerfFile>> FromBytes(MappedFile bytes,
                                                      const ReaderOptions& options = {});
+  // Streams a pipe-mode recording from `fd` (not owned; a pipe or socket): the header
+  // records before the first kernel record (attrs, features, event names) are read
+  // now, the rest by ReadRecords, in chunks freed as they are delivered. Build-ids
+  // (HEADER_BUILD_ID, which perf writes at the end of a stream) reach env().build_ids
+  // only when ReadRecords gets there, so they do not change how earlier samples
+  // resolve, as in perf. `name` is used in messages. Errors: read errors, bad magic
+  // (checked as soon as 8 bytes arrive), a file-mode header, no HEADER_ATTR.
+  static Result<std::unique_ptr<PerfFile>> FromStream(int fd, const std::string& name,
+                                                      const ReaderOptions& options = {});
 
   bool pipe_mode() const { return pipe_mode_; }
+  // Read from a pipe as it arrives (FromStream): env() grows while ReadRecords runs.
+  bool streaming() const { return stream_fd_ >= 0; }
   bool cross_endian() const { return loader_.swap; }
   bool legacy_v1() const { return legacy_v1_; }
   const Loader& loader() const { return loader_; }
   const std::string& path() const { return file_.name(); }
-  uint64_t file_size() const { return file_.size(); }
+  // Bytes of the file (for a stream: read so far).
+  uint64_t file_size() const { return streaming() ? stream_size_ : file_.size(); }
   uint64_t data_offset() const { return data_offset_; }
   uint64_t data_size() const { return data_size_; }
   uint64_t header_size() const { return header_size_; }
@@ -123,6 +145,7 @@ class PerfFile {
   // Delivers every data record (user records at once, kernel records in perf's order).
   // Returns an error only for problems that make the whole file unreadable; a stop
   // in the middle is reported in stats->stopped after what came before was delivered.
+  // A streamed file can be read once.
   using RecordCallback = std::function<void(const RecordView&)>;
   Status ReadRecords(const RecordCallback& cb, ReadStats* stats);
 
@@ -138,8 +161,18 @@ class PerfFile {
   void ApplyIdIndex(const RecordView& r);
   void FinishEvsels();
 
+  // A header record of a stream (HEADER_ATTR, FEATURE, BUILD_ID, EVENT_UPDATE): applied
+  // when it arrives. After the first kernel record, a new attr is refused (consumers
+  // size their tables by evsels()) with a warning.
+  void ApplyStreamHeaderRecord(const RecordView& r, bool after_header, ReadStats* stats);
+
   MappedFile file_;
   ReaderOptions options_;
+  int stream_fd_ = -1;                 // FromStream: the pipe
+  std::vector<uint8_t> stream_head_;   // bytes FromStream read (header records, maybe more)
+  uint64_t stream_header_end_ = 0;     // stream offset of the first kernel record
+  bool stream_read_ = false;
+  uint64_t stream_size_ = 0;
   Loader loader_;
   bool pipe_mode_ = false;
   bool legacy_v1_ = false;
@@ -156,8 +189,6 @@ class PerfFile {
   int is_pos_ = -1;
   bool sample_id_all_ = false;
   uint64_t comp_mmap_len_ = 0;
-  // Records decompressed by the last ReadRecords (kept for the RecordViews into them).
-  std::deque<std::vector<uint8_t>> decompressed_chunks_;
   // Per evsel: byte offset of PERF_SAMPLE_TIME in its samples (header included), 0 when
   // it has none. RecordTime runs for every record.
   std::vector<uint32_t> sample_time_offsets_;

@@ -24,6 +24,10 @@ struct RecordView {
   uint64_t file_offset = 0;     // where it is in the file; records decompressed from a
                                 // COMPRESSED record carry that record's offset
   bool compressed = false;      // came out of a COMPRESSED/COMPRESSED2 record
+  // 0: `data` points into the file's bytes and lives as long as the PerfFile. Else the
+  // reader owns the bytes (decompressed, or read from a pipe): valid only during the
+  // callback that delivers the record.
+  uint32_t chunk = 0;
 
   uint16_t cpumode() const { return misc & kMiscCpumodeMask; }
   const uint8_t* body() const { return data + 8; }

@@ -154,6 +154,11 @@ class Report::Pipeline {
 
 Report::~Report() = default;
 
+namespace {
+// Copied record bytes per read batch (a batch of piped or decompressed records).
+constexpr size_t kMaxOwnedBatchBytes = 4 << 20;
+}  // namespace
+
 Status Report::Process() {
   pipeline_ = std::make_unique<Pipeline<Batch>>();
   batch_ = pipeline_->TakeFree();
@@ -182,16 +187,27 @@ Status Report::Process() {
     read_batch_ = read_pipeline_->TakeFree();
     try {
       read_thread = std::thread([this, &st] {
+        // Points the copied views at their bytes, once `owned` no longer grows.
+        auto ship = [this] {
+          ReadBatch& b = *read_batch_;
+          if (!b.owned.empty())
+            for (RecordView& v : b.records)
+              if (v.chunk) v.data = b.owned.data() + reinterpret_cast<uintptr_t>(v.data);
+          read_pipeline_->PushFull(read_batch_);
+          read_batch_ = read_pipeline_->TakeFree();
+        };
         st = file_->ReadRecords(
-            [this](const RecordView& r) {
-              read_batch_->records.push_back(r);
-              if (read_batch_->records.size() >= Pipeline<ReadBatch>::kBatchItems) {
-                read_pipeline_->PushFull(read_batch_);
-                read_batch_ = read_pipeline_->TakeFree();
+            [this, &ship](const RecordView& r) {
+              ReadBatch& b = *read_batch_;
+              b.records.push_back(r);
+              if (r.chunk) {
+                b.records.back().data = reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(b.owned.size()));
+                b.owned.insert(b.owned.end(), r.data, r.data + r.size);
               }
+              if (b.records.size() >= Pipeline<ReadBatch>::kBatchItems || b.owned.size() >= kMaxOwnedBatchBytes) ship();
             },
             &read_stats_);
-        if (!read_batch_->records.empty()) read_pipeline_->PushFull(read_batch_);
+        if (!read_batch_->records.empty()) ship();
         read_pipeline_->Close();
       });
     } catch (const std::system_error&) {

@@ -84,9 +84,16 @@ class Report {
   };
   // Records as the reading thread delivers them (perf's order); views into the
   // PerfFile's bytes.
+  // Records from the reading thread. Views into the reader's own chunks (decompressed
+  // or piped records) live only during the read callback, so their bytes are copied
+  // into `owned` (the view's data holds the offset there until the batch is shipped).
   struct ReadBatch {
     std::vector<RecordView> records;
-    void clear() { records.clear(); }
+    std::vector<uint8_t> owned;
+    void clear() {
+      records.clear();
+      owned.clear();
+    }
   };
   template <typename B>
   class Pipeline;

@@ -130,8 +130,9 @@ TEST(HostileHeaderTest, CompressedZipBombStopsAtTheCap) {
   ReportRun run = RunReport(b, {}, ro);
   ASSERT_FALSE(run.stats.warnings.empty());
   EXPECT_EQ(run.stats.warnings[0],
-            fmt::format("COMPRESSED (type 81) at offset {:#x}: decompressed data exceeds the 1048576-byte cap; "
-                        "compressed data after it ignored", Get(b, kDataOff)));
+            fmt::format("COMPRESSED (type 81) at offset {:#x}: decompressed data exceeds the 1048576-byte cap ({} "
+                        "compressed bytes read); compressed data after it ignored",
+                        Get(b, kDataOff), run.stats.compressed_bytes));
   EXPECT_EQ(run.stats.nr_bad_records, 1u);
   EXPECT_LE(run.stats.decompressed_bytes, (1u << 20) + (2u << 20));
 }
