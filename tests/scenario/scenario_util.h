@@ -3,11 +3,16 @@
 // measure how far two reports agree. Everything here is plain text in, values out.
 #pragma once
 
+#include <cstdio>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
 #include <vector>
+
+#include "gtest/gtest-spi.h"
+#include "gtest/gtest.h"
 
 namespace perflens::scenario {
 
@@ -198,5 +203,53 @@ inline const std::vector<FieldKind> kGraphKinds = {FieldKind::kComm, FieldKind::
 std::vector<Row> ScriptRows(std::string_view text);
 inline const std::vector<FieldKind> kScriptKinds = {FieldKind::kExact, FieldKind::kExact,
                                                     FieldKind::kSym};
+
+}  // namespace perflens::scenario
+
+// ---- Live tests (ctest label `live`) ----
+namespace perflens::scenario {
+
+// The live tests record with `perf record` now, so what they compare depends on what
+// perf sampled in this run. They print their differences and gate only on crashes
+// (perflens exiting non-zero or on a signal) and on clearly broken agreement (< 95%).
+inline constexpr double kLiveMinAgreementPercent = 95.0;
+
+// Between Start() and Finish(), every gtest failure of this thread (EXPECT_*/ASSERT_*)
+// is intercepted and printed as a difference instead of failing the test; Gate() and
+// GateAgreement() record the failures that do gate, reported by Finish().
+class LiveDifferences {
+ public:
+  void Start() {
+    results_.emplace();
+    reporter_.emplace(::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD,
+                      &*results_);
+  }
+  void Gate(bool ok, const std::string& what) {
+    if (!ok) gates_.push_back(what);
+  }
+  void GateAgreement(const std::string& what, double percent, const std::string& details) {
+    std::printf("[ live ] %s: %.2f%% agree with perf\n", what.c_str(), percent);
+    Gate(percent >= kLiveMinAgreementPercent,
+         what + ": only " + std::to_string(percent) + "% agree with perf (< 95%)\n" + details);
+  }
+  void Finish() {
+    if (!reporter_) return;
+    reporter_.reset();
+    for (int i = 0; i < results_->size(); ++i) {
+      const ::testing::TestPartResult& r = results_->GetTestPartResult(i);
+      if (r.failed())
+        std::printf("[ live difference ] %s:%d\n%s\n", r.file_name() ? r.file_name() : "?",
+                    r.line_number(), r.message());
+    }
+    results_.reset();
+    for (const std::string& g : gates_) ADD_FAILURE() << g;
+    gates_.clear();
+  }
+
+ private:
+  std::optional<::testing::TestPartResultArray> results_;
+  std::optional<::testing::ScopedFakeTestPartResultReporter> reporter_;
+  std::vector<std::string> gates_;
+};
 
 }  // namespace perflens::scenario
