@@ -23,6 +23,10 @@ class CallchainChildren : public CallchainTest {};
 TEST_P(CallchainChildren, ChildrenAndSelfEqualPerf) {
   CommandResult perf = Perf(kChildrenArgs);
   CommandResult lens = Perflens(kChildrenArgs);
+  {
+    RowsAgreement rows = CompareRows(ChildrenRows(perf.out), ChildrenRows(lens.out), kChildrenKinds);
+    live_.GateAgreement(Name() + " children rows", rows.RowPercent(), rows.Report(40));
+  }
   ASSERT_EQ(perf.exit_code, 0) << perf.err;
   ASSERT_EQ(lens.exit_code, 0) << lens.err;
   std::vector<ChildrenRow> ref = ParseChildrenTable(perf.out);

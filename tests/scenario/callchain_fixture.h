@@ -4,7 +4,10 @@
 // runs perf 6.1 and perflens on the same perf.data and compares the text.
 //
 // Each recording lives in its own temp dir with HOME pointed there, so perf's build-id
-// cache (~/.debug) is private to it. The dirs are deleted after the last test unless a
+// cache (~/.debug) is private to it. These are the `live` tests (ctest label): each
+// prints its differences from perf and gates only on a perflens crash and on < 95%
+// agreement (LiveDifferences); the gating replay of the same programs is
+// replay_fixture_test.cc. The dirs are deleted after the last test unless a
 // test failed (then their paths are printed). Tests skip when `perf record` cannot run.
 #pragma once
 
@@ -85,7 +88,9 @@ class CallchainTest : public ::testing::TestWithParam<CallchainProgram> {
     if (it == all.end()) it = all.emplace(p.name, Record(p)).first;
     rec_ = &it->second;
     ASSERT_TRUE(rec_->error.empty()) << rec_->error;
+    live_.Start();  // from here on, differences from perf are printed (label `live`)
   }
+  void TearDown() override { live_.Finish(); }
 
   static CallchainRecording Record(const CallchainProgram& p) {
     CallchainRecording rec;
@@ -110,7 +115,13 @@ class CallchainTest : public ::testing::TestWithParam<CallchainProgram> {
 
   // `perf <args>` / `perflens <args>` on the recording (args without -i).
   CommandResult Perf(const std::string& args) { return Tool("perf", args); }
-  CommandResult Perflens(const std::string& args) { return Tool(ShellQuote(PerflensBinary()), args); }
+  // perflens exiting non-zero or on a signal gates (a crash); the rest is printed.
+  CommandResult Perflens(const std::string& args) {
+    CommandResult r = Tool(ShellQuote(PerflensBinary()), args);
+    live_.Gate(r.exit_code == 0, "perflens " + args + " exited with " +
+                                     std::to_string(r.exit_code) + ": " + r.err.substr(0, 2000));
+    return r;
+  }
   CommandResult Tool(const std::string& tool, const std::string& args) {
     return RunShell("cd " + ShellQuote(rec_->dir) + " && HOME=" + ShellQuote(rec_->dir + "/home") +
                         " " + tool + " " + args,
@@ -129,6 +140,7 @@ class CallchainTest : public ::testing::TestWithParam<CallchainProgram> {
   std::string Name() const { return GetParam().name; }
 
   const CallchainRecording* rec_ = nullptr;
+  LiveDifferences live_;
 };
 
 }  // namespace perflens::scenario

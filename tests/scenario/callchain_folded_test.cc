@@ -125,6 +125,13 @@ TEST_P(CallchainFolded, ScriptFoldedMatchesPerfScript) {
   for (const auto& [stack, n] : ours) sum += n;
   EXPECT_EQ(sum, samples) << "folded counts must sum to the sample count";
   std::map<std::string, long> ref = FoldPerfScript(perf.out, &error);
+  {
+    std::vector<Row> perf_rows, lens_rows;
+    for (const auto& [stack, n] : ref) perf_rows.push_back({{stack}, {std::to_string(n)}, ""});
+    for (const auto& [stack, n] : ours) lens_rows.push_back({{stack}, {std::to_string(n)}, ""});
+    RowsAgreement rows = CompareRows(perf_rows, lens_rows, {FieldKind::kStack});
+    live_.GateAgreement(Name() + " folded stacks (samples)", rows.Percent(), rows.Report(20));
+  }
   EXPECT_EQ(error, "");
   long agree = 0;
   std::string diffs;
@@ -179,6 +186,11 @@ class CallchainFoldedReport : public CallchainTest {
     std::string args = "report -i x.data --stdio -g " + graph + " " + mode;
     CommandResult perf = Perf(args);
     CommandResult lens = Perflens(args);
+    {
+      RowsAgreement rows = CompareRows(GraphRows(perf.out), GraphRows(lens.out), kGraphKinds);
+      live_.GateAgreement(Name() + " report -g " + graph + " " + mode + " entries", rows.RowPercent(),
+                          rows.Report(20));
+    }
     ASSERT_EQ(perf.exit_code, 0) << perf.err;
     ASSERT_EQ(lens.exit_code, 0) << lens.err;
     auto ref = ParseFoldedReport(perf.out), ours = ParseFoldedReport(lens.out);

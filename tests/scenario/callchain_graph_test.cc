@@ -27,6 +27,10 @@ class CallchainGraph : public CallchainTest {
     std::string args = "report -i x.data --stdio -g graph " + mode;
     CommandResult perf = Perf(args);
     CommandResult lens = Perflens(args);
+    {
+      RowsAgreement rows = CompareRows(GraphRows(perf.out), GraphRows(lens.out), kGraphKinds);
+      live_.GateAgreement(Name() + " graph " + mode + " entries", rows.RowPercent(), rows.Report(20));
+    }
     ASSERT_EQ(perf.exit_code, 0) << perf.err;
     ASSERT_EQ(lens.exit_code, 0) << lens.err;
     std::vector<GraphEntry> ref = ParseGraph(perf.out);

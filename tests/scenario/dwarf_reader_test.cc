@@ -3,6 +3,8 @@
 // with its register block and copied stack (dyn_size within size), count exactly as
 // `perf report --stats` does, and the self report must agree with perf's (it depends
 // only on the sample ip; perflens does not unwind DWARF stacks yet).
+// `live` tests (ctest label): they record now, so their checks are printed as
+// differences and only a crash or < 95% agreement with perf fails them.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -31,11 +33,14 @@ class DwarfReaderTest : public ::testing::Test {
                                    " perf record -q -N --call-graph dwarf,4096 -F 1000 -o x.data ./hot 0.3",
                                dir_);
     if (r.exit_code != 0) GTEST_SKIP() << "perf record --call-graph dwarf failed: " << r.err;
+    live_.Start();
   }
   void TearDown() override {
+    live_.Finish();
     if (!dir_.empty() && !HasFailure()) std::system(("rm -rf " + dir_).c_str());
   }
   std::string dir_;
+  LiveDifferences live_;
 };
 
 TEST_F(DwarfReaderTest, SamplesDecodeWithRegistersAndStack) {
@@ -82,6 +87,9 @@ TEST_F(DwarfReaderTest, SelfReportAgreesWithPerf) {
   std::string args = std::string(" report -i ") + dir_ + "/x.data " + kReportArgs;
   CommandResult perf = RunShell("perf" + args, dir_);
   CommandResult ours = RunShell(PerflensBinary() + args, dir_);
+  live_.Gate(ours.exit_code == 0, "perflens report exited with " + std::to_string(ours.exit_code) + ": " + ours.err);
+  RowsAgreement rows = CompareRows(SelfRows(perf.out), SelfRows(ours.out), kSelfKinds);
+  live_.GateAgreement("dwarf self report samples", rows.Percent(), rows.Report(20));
   ASSERT_EQ(ours.exit_code, 0) << ours.err;
   Agreement a = Compare(ParseReport(perf.out), ParseReport(ours.out));
   EXPECT_EQ(a.perf_samples, a.perflens_samples);

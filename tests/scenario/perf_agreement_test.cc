@@ -8,6 +8,11 @@
 // cache (~/.debug) and both reports see only this recording's files. On failure the
 // dir is kept and holds <name>.actual.txt (perflens) and <name>.perf.txt (perf).
 // Tests skip (GTEST_SKIP) when `perf record` cannot run here.
+//
+// These are `live` tests (ctest label): what they compare depends on what perf sampled
+// in this run, so every check below is printed as a difference and only a perflens
+// crash or < 95% agreement fails the test (LiveDifferences). The gating replay of the
+// cases that matter is replay_fixture_test.cc.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -34,9 +39,11 @@ class PerfAgreement : public ::testing::Test {
     ASSERT_NE(mkdtemp(tmpl), nullptr);
     dir_ = tmpl;
     ASSERT_EQ(mkdir((dir_ + "/home").c_str(), 0700), 0);
+    live_.Start();
   }
 
   void TearDown() override {
+    live_.Finish();
     if (!extra_cleanup_.empty()) Sh(extra_cleanup_);
     if (dir_.empty()) return;
     if (HasFailure())
@@ -79,6 +86,16 @@ class PerfAgreement : public ::testing::Test {
     std::string args = std::string(" report -i ") + data + " " + kReportArgs;
     CommandResult perf = Sh(Env() + "perf" + args);
     CommandResult lens = Sh(Env() + ShellQuote(PerflensBinary()) + args);
+    live_.Gate(lens.exit_code == 0, "perflens" + args + " exited with " +
+                                        std::to_string(lens.exit_code) + ": " + lens.err.substr(0, 2000));
+    {
+      std::vector<Row> perf_rows = SelfRows(perf.out), lens_rows = SelfRows(lens.out);
+      if (ignore_dso)
+        for (auto* rows : {&perf_rows, &lens_rows})
+          for (Row& r : *rows) r.key[2].clear();
+      RowsAgreement rows = CompareRows(perf_rows, lens_rows, kSelfKinds);
+      live_.GateAgreement(name_ + " samples", rows.Percent(), rows.Report(20));
+    }
     ParsedReport ref = ParseReport(perf.out);
     *ours = ParseReport(lens.out);
     Agreement a = ignore_dso ? Compare(WithoutDso(ref), WithoutDso(*ours)) : Compare(ref, *ours);
@@ -137,6 +154,7 @@ class PerfAgreement : public ::testing::Test {
   std::string name_;
   std::string dir_;
   std::string extra_cleanup_;
+  LiveDifferences live_;
 };
 
 TEST_F(PerfAgreement, PieExecutable) {

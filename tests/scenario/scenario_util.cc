@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 #include <vector>
 
 namespace perflens::scenario {
@@ -395,6 +396,291 @@ std::map<std::string, std::vector<std::string>> ParseFoldedReport(std::string_vi
     }
   }
   return out;
+}
+
+}  // namespace perflens::scenario
+
+// ---- The documented differences (scenario_util.h) ----
+namespace perflens::scenario {
+
+const char* DifferenceName(Difference d) {
+  switch (d) {
+    case Difference::kEqual: return "equal";
+    case Difference::kCommTruncation: return "comm truncation";
+    case Difference::kPltNaming: return "PLT naming";
+    case Difference::kUnresolvedLevel: return "unresolved level";
+    case Difference::kSplitRows: return "split rows";
+    case Difference::kDiffers: return "differs";
+  }
+  return "?";
+}
+
+static bool LevelPrefixed(std::string_view sym) {
+  return sym.size() > 4 && sym[0] == '[' && sym[2] == ']' && sym[3] == ' ';
+}
+
+// perf's names for a location in .plt: "_init" stretched over it, "x@plt" / "@plt" slot
+// names, an address without symbol or "[unknown]".
+static bool PerfPltCandidate(std::string_view sym) {
+  std::string_view bare = StripSymPrefix(sym);
+  return bare == "_init" || IsPltName(bare) || IsUnresolvedName(bare);
+}
+
+static Difference SameSym(std::string_view perf, std::string_view lens) {
+  if (perf == lens) return Difference::kEqual;
+  // The level letter is part of the name, except for an unresolved address.
+  if (LevelPrefixed(perf) != LevelPrefixed(lens)) return Difference::kDiffers;
+  std::string_view p = StripSymPrefix(perf), l = StripSymPrefix(lens);
+  if (p == l && IsUnresolvedName(p) && p != "[unknown]") return Difference::kUnresolvedLevel;
+  if (LevelPrefixed(perf) && perf.substr(0, 4) != lens.substr(0, 4)) return Difference::kDiffers;
+  // perf script prints "sym+0xOFF": a PLT name keeps its own offset.
+  auto no_offset = [](std::string_view s) {
+    size_t plus = s.rfind("+0x");
+    return plus != std::string_view::npos && plus > 0 &&
+                   s.find_first_not_of("0123456789abcdef", plus + 3) == std::string_view::npos
+               ? s.substr(0, plus)
+               : s;
+  };
+  if (IsPltName(no_offset(l)) && PerfPltCandidate(no_offset(p))) return Difference::kPltNaming;
+  return Difference::kDiffers;
+}
+
+static Difference SameStack(std::string_view perf, std::string_view lens) {
+  if (perf == lens) return Difference::kEqual;
+  std::vector<std::string> pf, lf;
+  for (auto* v : {&pf, &lf}) {
+    std::string_view s = v == &pf ? perf : lens;
+    for (size_t start = 0;;) {
+      size_t semi = s.find(';', start);
+      v->emplace_back(s.substr(start, semi == std::string_view::npos ? semi : semi - start));
+      if (semi == std::string_view::npos) break;
+      start = semi + 1;
+    }
+  }
+  if (pf.size() != lf.size() || pf[0] != lf[0]) return Difference::kDiffers;
+  Difference worst = Difference::kEqual;
+  for (size_t i = 1; i < pf.size(); ++i) {
+    std::string p = pf[i];
+    // stackcollapse-perf.pl names an unknown symbol "[dso basename]".
+    if (p.size() > 2 && p.front() == '[' && p.back() == ']' && p.find(' ') == std::string::npos)
+      p = "[unknown]";
+    Difference d = p == lf[i] ? Difference::kEqual : SameSym(p, lf[i]);
+    if (d == Difference::kDiffers) return d;
+    if (d != Difference::kEqual) worst = d;
+  }
+  return worst;
+}
+
+Difference SameField(FieldKind kind, std::string_view perf, std::string_view lens) {
+  if (perf == lens) return Difference::kEqual;
+  switch (kind) {
+    case FieldKind::kExact: return Difference::kDiffers;
+    case FieldKind::kComm:
+      return !perf.empty() && perf.size() < lens.size() && lens.substr(0, perf.size()) == perf
+                 ? Difference::kCommTruncation
+                 : Difference::kDiffers;
+    case FieldKind::kSym: return SameSym(perf, lens);
+    case FieldKind::kStack: return SameStack(perf, lens);
+  }
+  return Difference::kDiffers;
+}
+
+static std::string RowText(const Row& r) {
+  std::string s;
+  for (size_t i = 0; i < r.key.size(); ++i) s += (i ? " | " : "") + r.key[i];
+  s += " [";
+  for (size_t i = 0; i < r.values.size(); ++i) s += (i ? " " : "") + r.values[i];
+  return s + "]";
+}
+
+static double Weight(const Row& r) { return r.values.empty() ? 1 : std::atof(r.values[0].c_str()); }
+
+std::string RowsAgreement::Report(size_t max_lines) const {
+  std::string out;
+  size_t n = 0;
+  for (const auto& l : failures)
+    if (n++ < max_lines) out += "  differs: " + l + "\n";
+  for (const auto& l : allowed)
+    if (n++ < max_lines) out += "  allowed: " + l + "\n";
+  if (n > max_lines) out += "  ... (" + std::to_string(n - max_lines) + " more)\n";
+  return out;
+}
+
+RowsAgreement CompareRows(const std::vector<Row>& perf, const std::vector<Row>& lens,
+                          const std::vector<FieldKind>& kinds) {
+  RowsAgreement a;
+  a.perf_rows = static_cast<long>(perf.size());
+  a.lens_rows = static_cast<long>(lens.size());
+  for (const Row& r : perf) a.perf_weight += Weight(r);
+  // Pass 1: identical rows (key, values and body), in any order.
+  std::map<std::tuple<std::vector<std::string>, std::vector<std::string>, std::string>, std::vector<size_t>>
+      identical;
+  for (size_t j = lens.size(); j-- > 0;) identical[{lens[j].key, lens[j].values, lens[j].body}].push_back(j);
+  std::vector<bool> lens_used(lens.size()), perf_done(perf.size());
+  for (size_t i = 0; i < perf.size(); ++i) {
+    auto it = identical.find({perf[i].key, perf[i].values, perf[i].body});
+    if (it == identical.end() || it->second.empty()) continue;
+    lens_used[it->second.back()] = true;
+    it->second.pop_back();
+    perf_done[i] = true;
+    a.agreeing_rows++;
+    a.agreeing_weight += Weight(perf[i]);
+  }
+  // Pass 2: the other perf rows, each to the unmatched perflens row its key agrees with
+  // (fewest differing fields first, then equal values, then print order).
+  auto key_difference = [&](const Row& p, const Row& l, int* n_diff) {
+    Difference worst = Difference::kEqual;
+    *n_diff = 0;
+    if (p.key.size() != l.key.size()) return Difference::kDiffers;
+    for (size_t f = 0; f < p.key.size(); ++f) {
+      FieldKind kind = f < kinds.size() ? kinds[f] : FieldKind::kExact;
+      Difference d = SameField(kind, p.key[f], l.key[f]);
+      if (d == Difference::kDiffers) return d;
+      if (d != Difference::kEqual) worst = d, ++*n_diff;
+    }
+    return worst;
+  };
+  std::map<size_t, std::vector<std::pair<size_t, Difference>>> groups;  // lens row -> perf rows
+  for (size_t i = 0; i < perf.size(); ++i) {
+    if (perf_done[i]) continue;
+    long best = -1;
+    int best_diff = 0;
+    bool best_values = false;
+    Difference best_kind = Difference::kDiffers;
+    for (size_t j = 0; j < lens.size(); ++j) {
+      if (lens_used[j]) continue;
+      int n_diff = 0;
+      Difference d = key_difference(perf[i], lens[j], &n_diff);
+      if (d == Difference::kDiffers) continue;
+      bool values = perf[i].values == lens[j].values;
+      if (best < 0 || n_diff < best_diff || (n_diff == best_diff && values && !best_values)) {
+        best = static_cast<long>(j), best_diff = n_diff, best_values = values, best_kind = d;
+      }
+    }
+    if (best < 0) {
+      a.failures.push_back("perf only: " + RowText(perf[i]));
+      continue;
+    }
+    groups[static_cast<size_t>(best)].push_back({i, best_kind});
+  }
+  for (const auto& [j, members] : groups) {
+    const Row& mine = lens[j];
+    lens_used[j] = true;
+    bool ok = true;
+    size_t k = members.size();
+    for (size_t v = 0; v < mine.values.size(); ++v) {
+      double sum = 0;
+      bool fractional = mine.values[v].find('.') != std::string::npos;
+      for (const auto& [i, kind] : members)
+        sum += v < perf[i].values.size() ? std::atof(perf[i].values[v].c_str()) : 0;
+      double tol = k > 1 && fractional ? 0.005 * static_cast<double>(k + 1) + 1e-9 : 1e-9;
+      if (std::abs(sum - std::atof(mine.values[v].c_str())) > tol) ok = false;
+    }
+    if (k == 1 && perf[members[0].first].body != mine.body) ok = false;
+    std::string kinds_text, perf_text;
+    for (const auto& [i, kind] : members) {
+      if (kind != Difference::kEqual && kinds_text.find(DifferenceName(kind)) == std::string::npos)
+        kinds_text += std::string(kinds_text.empty() ? "" : ", ") + DifferenceName(kind);
+      perf_text += (perf_text.empty() ? "" : " + ") + RowText(perf[i]);
+    }
+    if (k > 1) kinds_text += std::string(kinds_text.empty() ? "" : ", ") + DifferenceName(Difference::kSplitRows);
+    std::string line = "perf " + perf_text + " = perflens " + RowText(mine);
+    if (!ok) {
+      bool body = k == 1 && perf[members[0].first].body != mine.body;
+      a.failures.push_back(line + (body ? " (the lines below differ)" : " (values differ)"));
+      continue;
+    }
+    if (kinds_text.empty()) kinds_text = "equal";  // unreachable: pass 1 took those
+    a.allowed.push_back(kinds_text + ": " + line);
+    for (const auto& [i, kind] : members) a.agreeing_rows++, a.agreeing_weight += Weight(perf[i]);
+  }
+  for (size_t j = 0; j < lens.size(); ++j)
+    if (!lens_used[j]) a.failures.push_back("perflens only: " + RowText(lens[j]));
+  return a;
+}
+
+std::vector<Row> SelfRows(std::string_view report_text) {
+  std::vector<Row> rows;
+  std::string event;
+  for (const std::string& line : SplitLines(report_text)) {
+    if (line.rfind("# Samples:", 0) == 0) {
+      size_t q = line.find('\'');
+      event = q == std::string::npos ? "" : line.substr(q + 1, line.rfind('\'') - q - 1);
+      continue;
+    }
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> parts;
+    size_t start = 0;
+    for (int i = 0; i < 5; i++) {
+      size_t bar = line.find('|', start);
+      if (bar == std::string::npos) break;
+      parts.push_back(Trim(std::string_view(line).substr(start, bar - start)));
+      start = bar + 1;
+    }
+    if (parts.size() != 5) continue;
+    parts.push_back(Trim(std::string_view(line).substr(start)));
+    rows.push_back({{event, parts[3], parts[4], parts[5]}, {parts[1], parts[2]}, ""});
+  }
+  return rows;
+}
+
+std::vector<Row> ChildrenRows(std::string_view text) {
+  std::vector<Row> rows;
+  for (const ChildrenRow& r : ParseChildrenTable(text)) rows.push_back({{r.sym}, {r.children, r.self}, ""});
+  return rows;
+}
+
+std::vector<Row> GraphRows(std::string_view text) {
+  std::vector<Row> rows;
+  for (const GraphEntry& e : ParseGraph(text)) {
+    // "   100.00%     0.00%  comm  dso  [.] sym": columns are separated by 2+ spaces.
+    std::vector<std::string> cols;
+    std::string_view line = e.line;
+    size_t pos = line.find_first_not_of(' ');
+    while (pos != std::string_view::npos && pos < line.size()) {
+      size_t sep = line.find("  ", pos);
+      cols.push_back(Trim(line.substr(pos, sep == std::string_view::npos ? sep : sep - pos)));
+      if (sep == std::string_view::npos) break;
+      pos = line.find_first_not_of(' ', sep);
+    }
+    Row r;
+    size_t c = 0;
+    for (; c < cols.size() && !cols[c].empty() &&
+           cols[c].find_first_not_of("0123456789.%") == std::string::npos;
+         ++c)
+      r.values.push_back(cols[c]);
+    std::vector<std::string> rest(cols.begin() + static_cast<long>(c), cols.end());
+    while (rest.size() > 3) rest[rest.size() - 2] += "  " + rest.back(), rest.pop_back();
+    while (rest.size() < 3) rest.insert(rest.begin(), "");
+    r.key = rest;
+    std::vector<std::string> body = e.body;
+    std::sort(body.begin(), body.end());  // ties: branches of equal value in any order
+    for (const auto& l : body) r.body += l + "\n";
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+std::vector<Row> ScriptRows(std::string_view text) {
+  std::vector<Row> rows;
+  std::vector<std::string> lines = SplitLines(text);
+  for (size_t n = 0; n < lines.size(); ++n) {
+    const std::string& line = lines[n];
+    Row r;
+    // "\t    26006 sym+0x6 (/usr/lib/x86_64-linux-gnu/libc.so.6)": address, symbol, DSO.
+    size_t addr = line.find_first_not_of(" \t");
+    size_t space = addr == std::string::npos ? addr : line.find(' ', addr);
+    size_t paren = line.rfind(" (");
+    if (!line.empty() && line[0] == '\t' && space != std::string::npos && paren != std::string::npos &&
+        paren > space) {
+      r.key = {std::to_string(n), line.substr(0, space + 1) + line.substr(paren),
+               line.substr(space + 1, paren - space - 1)};
+    } else {
+      r.key = {std::to_string(n), line, ""};
+    }
+    rows.push_back(std::move(r));
+  }
+  return rows;
 }
 
 }  // namespace perflens::scenario

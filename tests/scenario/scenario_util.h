@@ -3,11 +3,16 @@
 // measure how far two reports agree. Everything here is plain text in, values out.
 #pragma once
 
+#include <cstdio>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
 #include <vector>
+
+#include "gtest/gtest-spi.h"
+#include "gtest/gtest.h"
 
 namespace perflens::scenario {
 
@@ -124,5 +129,127 @@ std::map<std::string, std::vector<std::string>> ParseFoldedReport(std::string_vi
 
 // Splits text into lines (no trailing '\n').
 std::vector<std::string> SplitLines(std::string_view text);
+
+// ---- The documented differences: ONE predicate for every perf-vs-perflens comparison ----
+//
+// README.md "Where perflens differs from perf 6.1 on purpose" lists what perflens prints
+// differently from perf 6.1 by design. Every comparison (the replay fixtures' exact
+// check and the live tests' printed differences) matches perf's rows to perflens's
+// through SameField and CompareRows below, and nothing else:
+//  * comm truncation: perf sizes the Command column from each thread's last comm and
+//    truncates longer ones: perf's comm agrees with perflens's when it is a non-empty
+//    prefix of it (`forkexe` for `forkexec.sh`);
+//  * PLT naming: perf's `_init` (stretched over .plt), `@plt` slot names in .rela.plt
+//    order and unnamed addresses / `[unknown]` in .plt agree with perflens's
+//    `name@plt` / `.plt`;
+//  * unresolved level: an address without symbol takes the level letter of the frame
+//    before it, so perf's `[.] 0000…` and `[k] 0000…` name the same address;
+//  * split rows: perf printing one symbol in several rows whose sum is perflens's one
+//    row (its --children --sort sym rb-tree mixes two orders).
+// Ties (equal values listed in another order) are not differences: rows are matched by
+// key, and bodies of call-graph entries are compared as sorted sets of lines.
+enum class Difference { kEqual, kCommTruncation, kPltNaming, kUnresolvedLevel, kSplitRows, kDiffers };
+const char* DifferenceName(Difference d);
+
+// What a compared field holds: kComm and kSym fields may differ as above, kExact ones
+// (event, dso, entry bodies) must be equal; kStack is a folded stack "comm;f1;f2"
+// whose frames are kSym fields (perf script's "[dso]" for an unknown symbol is an
+// unresolved name).
+enum class FieldKind { kExact, kComm, kSym, kStack };
+Difference SameField(FieldKind kind, std::string_view perf, std::string_view lens);
+
+// One printed row: its key fields and its printed values ("43.12%", "61", "61000000").
+struct Row {
+  std::vector<std::string> key;
+  std::vector<std::string> values;
+  std::string body;  // compared exactly (kExact) after the key matched; "" when none
+};
+
+struct RowsAgreement {
+  long perf_rows = 0, lens_rows = 0;
+  long agreeing_rows = 0;                   // perf rows that agree with a perflens row
+  double perf_weight = 0, agreeing_weight = 0;  // by values[0] of perf's rows
+  std::vector<std::string> allowed;   // one line per documented difference used
+  std::vector<std::string> failures;  // one line per real difference
+  double Percent() const { return perf_weight > 0 ? 100.0 * agreeing_weight / perf_weight : 0; }
+  double RowPercent() const { return perf_rows ? 100.0 * agreeing_rows / perf_rows : 0; }
+  std::string Report(size_t max_lines = 20) const;  // allowed + failures, for printing
+};
+
+// Matches perf's rows to perflens's: first rows with identical key, values and body;
+// then each remaining perf row to the perflens row whose key agrees field by field
+// through SameField (exactly one such row, or one equal under the same documented
+// difference). The perf rows matched to one perflens row must add up to its values:
+// exactly for integers, and for percentages printed to 0.01 within 0.005 * (k + 1) for
+// k > 1 rows (each printed value is rounded), exactly for k = 1. Every perflens row
+// must be matched by some perf row, and every perf row must match.
+RowsAgreement CompareRows(const std::vector<Row>& perf, const std::vector<Row>& lens,
+                          const std::vector<FieldKind>& kinds);
+
+// Rows of the self report (kReportArgs): key event, comm, dso, sym; values samples, period.
+std::vector<Row> SelfRows(std::string_view report_text);
+inline const std::vector<FieldKind> kSelfKinds = {FieldKind::kExact, FieldKind::kComm,
+                                                  FieldKind::kExact, FieldKind::kSym};
+// Rows of `--children --sort sym -g none -t '|'`: key sym; values Children, Self.
+std::vector<Row> ChildrenRows(std::string_view text);
+inline const std::vector<FieldKind> kChildrenKinds = {FieldKind::kSym};
+// Entries of `-g graph` / `-g folded` (default sort comm,dso,sym, --children or not):
+// key comm, dso, sym; values the percentages; body the lines below, sorted.
+std::vector<Row> GraphRows(std::string_view text);
+inline const std::vector<FieldKind> kGraphKinds = {FieldKind::kComm, FieldKind::kExact,
+                                                   FieldKind::kSym};
+// `perf script` lines, one row each: key (line number, address and DSO part, symbol);
+// a callchain line's symbol may differ by PLT naming, every other line is exact.
+std::vector<Row> ScriptRows(std::string_view text);
+inline const std::vector<FieldKind> kScriptKinds = {FieldKind::kExact, FieldKind::kExact,
+                                                    FieldKind::kSym};
+
+}  // namespace perflens::scenario
+
+// ---- Live tests (ctest label `live`) ----
+namespace perflens::scenario {
+
+// The live tests record with `perf record` now, so what they compare depends on what
+// perf sampled in this run. They print their differences and gate only on crashes
+// (perflens exiting non-zero or on a signal) and on clearly broken agreement (< 95%).
+inline constexpr double kLiveMinAgreementPercent = 95.0;
+
+// Between Start() and Finish(), every gtest failure of this thread (EXPECT_*/ASSERT_*)
+// is intercepted and printed as a difference instead of failing the test; Gate() and
+// GateAgreement() record the failures that do gate, reported by Finish().
+class LiveDifferences {
+ public:
+  void Start() {
+    results_.emplace();
+    reporter_.emplace(::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD,
+                      &*results_);
+  }
+  void Gate(bool ok, const std::string& what) {
+    if (!ok) gates_.push_back(what);
+  }
+  void GateAgreement(const std::string& what, double percent, const std::string& details) {
+    std::printf("[ live ] %s: %.2f%% agree with perf\n", what.c_str(), percent);
+    Gate(percent >= kLiveMinAgreementPercent,
+         what + ": only " + std::to_string(percent) + "% agree with perf (< 95%)\n" + details);
+  }
+  void Finish() {
+    if (!reporter_) return;
+    reporter_.reset();
+    for (int i = 0; i < results_->size(); ++i) {
+      const ::testing::TestPartResult& r = results_->GetTestPartResult(i);
+      if (r.failed())
+        std::printf("[ live difference ] %s:%d\n%s\n", r.file_name() ? r.file_name() : "?",
+                    r.line_number(), r.message());
+    }
+    results_.reset();
+    for (const std::string& g : gates_) ADD_FAILURE() << g;
+    gates_.clear();
+  }
+
+ private:
+  std::optional<::testing::TestPartResultArray> results_;
+  std::optional<::testing::ScopedFakeTestPartResultReporter> reporter_;
+  std::vector<std::string> gates_;
+};
 
 }  // namespace perflens::scenario

@@ -1,0 +1,209 @@
+// The replay fixtures (fixtures/README.md): small recordings committed with the
+// binaries they need (fixtures/cache, one build-id cache shared by all) and perf 6.1's
+// own output captured at record time (expected-perf-<mode>.txt). Nothing here depends on
+// what perf samples today or on the machine: HOME is an empty temp dir, --buildid-dir
+// the fixture cache, --symfs an empty dir (or the fixture's own symfs/ for the
+// recordings without build-ids), and the fixtures' vdso and kernel build-ids are fake
+// ones no running kernel has.
+//  (a) MatchesGolden: perflens's output equals expected-<mode>.txt exactly;
+//  (b) AgreesWithPerf: perflens's output agrees with perf's through the one predicate
+//      of the documented differences (CompareRows, scenario_util.h), and the
+//      differences it allowed are exactly those listed in differences-<mode>.txt.
+// PERFLENS_REGENERATE=1 rewrites expected-<mode>.txt and differences-<mode>.txt.
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "scenario_util.h"
+
+namespace perflens::scenario {
+namespace {
+
+struct FixtureCase {
+  std::string fixture;  // folder under fixtures/
+  std::string mode;     // modes.txt MODE
+  std::string args;     // modes.txt ARGS
+};
+
+// The fixtures make_fixtures.sh records; the first four are the call-graph programs.
+const std::vector<std::string> kCallchainFixtures = {"threads", "vdso", "syscalls", "forkexec"};
+const std::vector<std::string> kAgreementFixtures = {"pie", "cxx", "dlopen", "two_events",
+                                                     "zstd", "pipe", "shell_forkexec"};
+
+std::string FixturesDir() { return ScenarioSourceDir() + "/fixtures"; }
+
+std::vector<FixtureCase> AllCases() {
+  std::vector<FixtureCase> cases;
+  for (const std::string& line : SplitLines(ReadFileOrEmpty(FixturesDir() + "/modes.txt"))) {
+    if (line.empty() || line[0] == '#') continue;
+    size_t a = line.find('|'), b = line.find('|', a + 1);
+    if (a == std::string::npos || b == std::string::npos) continue;
+    std::string mode = line.substr(0, a), scope = line.substr(a + 1, b - a - 1), args = line.substr(b + 1);
+    for (const auto* list : {&kCallchainFixtures, &kAgreementFixtures}) {
+      bool callchain = list == &kCallchainFixtures;
+      if (scope == "all" || (scope == "callchain") == callchain)
+        for (const std::string& f : *list) cases.push_back({f, mode, args});
+    }
+  }
+  return cases;
+}
+
+void PrintTo(const FixtureCase& c, std::ostream* os) { *os << c.fixture << " " << c.mode; }
+
+std::string CaseName(const ::testing::TestParamInfo<FixtureCase>& info) {
+  std::string name = info.param.fixture + "_" + info.param.mode;
+  for (char& c : name)
+    if (c == '-') c = '_';
+  return name;
+}
+
+bool Regenerate() {
+  const char* v = std::getenv("PERFLENS_REGENERATE");
+  return v && std::string(v) == "1";
+}
+
+class ReplayFixture : public ::testing::TestWithParam<FixtureCase> {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/perflens-replay-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    for (const char* sub : {"/home", "/symfs"}) ASSERT_EQ(mkdir((dir_ + sub).c_str(), 0700), 0);
+  }
+  void TearDown() override { RunShell("rm -rf " + ShellQuote(dir_), "/tmp"); }
+
+  std::string File(const std::string& name) const {
+    return FixturesDir() + "/" + GetParam().fixture + "/" + name;
+  }
+
+  // perflens ARGS -i perf.data, reading only the fixture's files.
+  CommandResult Perflens() {
+    const FixtureCase& c = GetParam();
+    struct stat st;
+    std::string symfs = stat(File("symfs").c_str(), &st) == 0 ? File("symfs") : dir_ + "/symfs";
+    return RunShell("env -u PERF_BUILDID_DIR HOME=" + ShellQuote(dir_ + "/home") + " " +
+                        ShellQuote(PerflensBinary()) + " " + c.args + " -i " +
+                        ShellQuote(File("perf.data")) + " --buildid-dir " +
+                        ShellQuote(FixturesDir() + "/cache") + " --symfs " + ShellQuote(symfs),
+                    dir_);
+  }
+
+  // Compares `actual` with the golden `name`; on a mismatch writes <name minus .txt>
+  // .actual.txt beside it and prints the diff command. Regenerate() rewrites the golden
+  // (an empty `actual` removes it: no file means "empty").
+  void ExpectGolden(const std::string& name, const std::string& actual) {
+    std::string path = File(name);
+    if (Regenerate()) {
+      if (actual.empty())
+        std::remove(path.c_str());
+      else
+        WriteFile(path, actual);
+      std::printf("[ replay ] rewrote %s\n", path.c_str());
+    }
+    std::string expected = ReadFileOrEmpty(path);
+    std::string actual_path = path.substr(0, path.size() - 4) + ".actual.txt";
+    if (actual != expected) {
+      WriteFile(actual_path, actual);
+      std::printf("[ replay ] diff -u %s %s\n", path.c_str(), actual_path.c_str());
+    } else {
+      std::remove(actual_path.c_str());
+    }
+    EXPECT_EQ(actual, expected) << "golden " << path << " (PERFLENS_REGENERATE=1 rewrites it)";
+  }
+
+  std::string dir_;
+};
+
+TEST_P(ReplayFixture, MatchesGolden) {
+  CommandResult r = Perflens();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_FALSE(r.out.empty());
+  ASSERT_NO_FATAL_FAILURE(ExpectGolden("expected-" + GetParam().mode + ".txt", r.out));
+}
+
+// The rows of `text` as the mode prints them, and the field kinds of their keys.
+void RowsOf(const std::string& mode, const std::string& text, std::vector<Row>* rows,
+            std::vector<FieldKind>* kinds) {
+  if (mode == "self") {
+    *rows = SelfRows(text), *kinds = kSelfKinds;
+  } else if (mode == "children") {
+    *rows = ChildrenRows(text), *kinds = kChildrenKinds;
+  } else if (mode.rfind("graph", 0) == 0 || mode.rfind("folded", 0) == 0) {
+    *rows = GraphRows(text), *kinds = kGraphKinds;
+  } else if (mode == "script") {
+    *rows = ScriptRows(text), *kinds = kScriptKinds;
+  } else {
+    ADD_FAILURE() << "no row parser for mode " << mode;
+  }
+}
+
+TEST_P(ReplayFixture, AgreesWithPerf) {
+  const std::string mode = GetParam().mode;
+  std::string perf_text = ReadFileOrEmpty(File("expected-perf-" + mode + ".txt"));
+  ASSERT_FALSE(perf_text.empty()) << "missing " << File("expected-perf-" + mode + ".txt")
+                                  << " (make_fixtures.sh captures it)";
+  CommandResult r = Perflens();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<Row> ref, ours;
+  std::vector<FieldKind> kinds;
+  RowsOf(mode, perf_text, &ref, &kinds);
+  RowsOf(mode, r.out, &ours, &kinds);
+  ASSERT_GE(ref.size(), 3u) << "too few rows in perf's output";
+  RowsAgreement a = CompareRows(ref, ours, kinds);
+  std::printf("[ replay ] %s %s: %ld perf rows, %ld agree, %zu documented differences\n%s",
+              GetParam().fixture.c_str(), mode.c_str(), a.perf_rows, a.agreeing_rows,
+              a.allowed.size(), a.Report().c_str());
+  EXPECT_TRUE(a.failures.empty()) << a.Report(60);
+  EXPECT_EQ(a.agreeing_rows, a.perf_rows);
+  std::string allowed;
+  for (const std::string& l : a.allowed) allowed += l + "\n";
+  ASSERT_NO_FATAL_FAILURE(ExpectGolden("differences-" + mode + ".txt", allowed));
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, ReplayFixture, ::testing::ValuesIn(AllCases()), CaseName);
+
+// What each fixture is about, on perflens's self report of it (the checks the live
+// PerfAgreement / Callchain tests make on a fresh recording, here deterministic).
+class ReplayFixtureContent : public ::testing::Test {
+ protected:
+  static ParsedReport Self(const std::string& fixture) {
+    std::string text = ReadFileOrEmpty(FixturesDir() + "/" + fixture + "/expected-self.txt");
+    EXPECT_FALSE(text.empty()) << fixture;
+    return ParseReport(text);
+  }
+};
+
+TEST_F(ReplayFixtureContent, ScenarioRows) {
+  for (const char* f : {"pie", "two_events", "zstd", "pipe"}) {
+    ParsedReport r = Self(f);
+    for (const char* fn : {"[.] hash_mix", "[.] polynomial", "[.] walk_array"})
+      EXPECT_GT(r.Count("hot", "hot", fn), 0) << f << " " << fn;
+  }
+  ParsedReport cxx = Self("cxx");
+  EXPECT_GT(cxx.Count("templates", "templates", "[.] geo::Matrix<double>::Multiply"), 0);
+  EXPECT_EQ(cxx.Count("templates", "templates", "[.] _Z"), 0) << "mangled names left";
+  ParsedReport dl = Self("dlopen");
+  EXPECT_GT(dl.Count("dlopen_main", "libspin.so", "[.] lib_crc_step"), 0);
+  EXPECT_GT(dl.Count("dlopen_main", "libspin.so", "[.] lib_fib"), 0);
+  EXPECT_EQ(Self("two_events").header_samples.size(), 2u);
+  ParsedReport sh = Self("shell_forkexec");
+  EXPECT_GT(sh.Count("forkexec.sh", "", ""), 0) << "perflens prints the comm whole";
+  EXPECT_GT(sh.Count("hot", "hot", "[.] hash_mix"), 0) << "the exec'ed shell became hot";
+  ParsedReport sys = Self("syscalls");
+  EXPECT_GT(sys.Count("", "[kernel.kallsyms]", "[k] "), sys.TotalSamples() / 2);
+  EXPECT_EQ(sys.Count("", "[kernel.kallsyms]", "[k] 0x"), 0) << "kernel samples as addresses";
+  ParsedReport vdso = Self("vdso");
+  EXPECT_GT(vdso.Count("callchain_vdso", "[vdso]", "[.] __vdso_gettimeofday"), 0);
+  EXPECT_GT(vdso.Count("callchain_vdso", "[vdso]", "[.] __vdso_clock_gettime"), 0);
+  EXPECT_EQ(vdso.Count("callchain_vdso", "[vdso]", "[.] 0x"), 0);
+  for (const char* comm : {"expr", "sed", "sort", "seq"})
+    EXPECT_GT(Self("forkexec").Count(comm, "", ""), 0) << comm;
+}
+
+}  // namespace
+}  // namespace perflens::scenario
