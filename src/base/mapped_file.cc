@@ -5,10 +5,56 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 
 namespace perflens {
+namespace {
+
+// Live mappings for LookupMappedAddress. A slot is claimed by a CAS on `start` from 0
+// to 1, filled, then published by storing the real start; cleared by storing 0.
+struct Registered {
+  std::atomic<uintptr_t> start{0};
+  size_t size = 0;
+  char name[256] = {};
+};
+Registered g_registered[16];
+
+void Register(const uint8_t* data, size_t size, const std::string& name) {
+  for (Registered& r : g_registered) {
+    uintptr_t expected = 0;
+    if (!r.start.compare_exchange_strong(expected, 1, std::memory_order_acquire)) continue;
+    r.size = size;
+    size_t n = std::min(name.size(), sizeof(r.name) - 1);
+    std::memcpy(r.name, name.data(), n);
+    r.name[n] = '\0';
+    r.start.store(reinterpret_cast<uintptr_t>(data), std::memory_order_release);
+    return;
+  }
+}
+
+void Unregister(const uint8_t* data) {
+  for (Registered& r : g_registered)
+    if (r.start.load(std::memory_order_acquire) == reinterpret_cast<uintptr_t>(data)) r.start.store(0, std::memory_order_release);
+}
+
+}  // namespace
+
+bool LookupMappedAddress(const void* addr, char* name_out, size_t name_cap, uint64_t* offset) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(addr);
+  for (Registered& r : g_registered) {
+    const uintptr_t start = r.start.load(std::memory_order_acquire);
+    if (start <= 1 || a < start || a - start >= r.size) continue;
+    size_t i = 0;
+    for (; name_cap && i + 1 < name_cap && r.name[i]; ++i) name_out[i] = r.name[i];
+    if (name_cap) name_out[i] = '\0';
+    *offset = a - start;
+    return true;
+  }
+  return false;
+}
 
 MappedFile::MappedFile(MappedFile&& o) noexcept { *this = std::move(o); }
 
@@ -31,7 +77,10 @@ MappedFile& MappedFile::operator=(MappedFile&& o) noexcept {
 MappedFile::~MappedFile() { Reset(); }
 
 void MappedFile::Reset() {
-  if (mapped_ && data_) munmap(const_cast<uint8_t*>(data_), size_);
+  if (mapped_ && data_) {
+    Unregister(data_);
+    munmap(const_cast<uint8_t*>(data_), size_);
+  }
   data_ = nullptr;
   size_ = 0;
   mapped_ = false;
@@ -63,6 +112,7 @@ Result<MappedFile> MappedFile::MapFd(int fd, const std::string& name, uint64_t m
     madvise(p, f.size_, MADV_SEQUENTIAL);
     f.data_ = static_cast<const uint8_t*>(p);
     f.mapped_ = true;
+    Register(f.data_, f.size_, name);
   }
   return f;
 }

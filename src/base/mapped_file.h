@@ -13,6 +13,13 @@
 
 namespace perflens {
 
+// Which mapped file holds `addr`, for a SIGBUS handler (the CLI's): a file that shrinks
+// while mapped faults on its lost pages. Async-signal-safe. Copies the file's name
+// (truncated, NUL-terminated) into name_out and its byte offset into *offset; false
+// when no MappedFile maps `addr`. At most 16 mappings are registered at once (more are
+// simply not found).
+bool LookupMappedAddress(const void* addr, char* name_out, size_t name_cap, uint64_t* offset);
+
 class MappedFile {
  public:
   MappedFile() = default;

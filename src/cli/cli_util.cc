@@ -1,5 +1,8 @@
 #include "cli/cli_util.h"
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <cstdlib>
 
 namespace perflens {
@@ -64,6 +67,48 @@ void AddSymbolOptions(CLI::App* cmd, SymbolizeOptions* so) {
   cmd->add_option("-k,--vmlinux", so->vmlinux, "vmlinux file for kernel symbols");
   cmd->add_option("--vdso", so->vdso_image, "vdso image to use when its build-id matches the recorded one");
   cmd->add_flag("!--no-demangle", so->demangle, "Do not demangle C++ symbols");
+}
+
+namespace {
+
+void AppendRaw(char* buf, size_t cap, size_t* len, const char* s) {
+  while (*s && *len + 1 < cap) buf[(*len)++] = *s++;
+}
+
+void OnSigbus(int sig, siginfo_t* info, void*) {
+  char name[256];
+  uint64_t offset = 0;
+  if (!LookupMappedAddress(info->si_addr, name, sizeof(name), &offset)) {
+    // Not an input: the default action (core dump) when the fault repeats on return.
+    signal(sig, SIG_DFL);
+    return;
+  }
+  char msg[512];
+  size_t len = 0;
+  AppendRaw(msg, sizeof(msg), &len, "perflens: ");
+  AppendRaw(msg, sizeof(msg), &len, name);
+  AppendRaw(msg, sizeof(msg), &len, ": the file shrank while it was read (no data at offset 0x");
+  char hex[17];
+  int n = 0;
+  do {
+    hex[n++] = "0123456789abcdef"[offset & 15];
+    offset >>= 4;
+  } while (offset && n < 16);
+  while (n > 0 && len + 1 < sizeof(msg)) msg[len++] = hex[--n];
+  AppendRaw(msg, sizeof(msg), &len, "); was it truncated by another process?\n");
+  ssize_t ignored = write(STDERR_FILENO, msg, len);
+  (void)ignored;
+  _exit(1);
+}
+
+}  // namespace
+
+void InstallSigbusHandler() {
+  struct sigaction sa = {};
+  sa.sa_sigaction = OnSigbus;
+  sa.sa_flags = SA_SIGINFO;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGBUS, &sa, nullptr);
 }
 
 void AddForceOption(CLI::App* cmd, ReaderOptions* options) {

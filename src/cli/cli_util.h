@@ -47,6 +47,11 @@ void PrintReadProblems(const ReadStats& rs, const std::vector<std::string>& summ
 // --symfs, --buildid-dir, --kallsyms, -k/--vmlinux, --vdso, --no-demangle.
 void AddSymbolOptions(CLI::App* cmd, SymbolizeOptions* so);
 
+// Turns SIGBUS on a mapped input (the file shrank while perflens read it: truncated
+// by another process) into "perflens: FILE: the file shrank while it was read (no data
+// at offset 0x...)" and exit status 1. Other SIGBUS faults keep the default action.
+void InstallSigbusHandler();
+
 // Adds -f/--force (perf's: read a file that another user owns) to `cmd`.
 void AddForceOption(CLI::App* cmd, ReaderOptions* options);
 

@@ -78,6 +78,7 @@ int RunReport(ReportArgs& a) {
 
 int main(int argc, char** argv) {
   using namespace perflens;
+  InstallSigbusHandler();
   CLI::App app{"perflens: fast, correct perf.data reports"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "perflens 0.1 (reads perf.data as perf 6.1 reports it)");

@@ -39,11 +39,23 @@ Status ReadU64(ByteCursor& c, std::string_view field, uint64_t* out) {
   return Status::Ok();
 }
 
-// Rejects `nr` entries of at least `min_entry` bytes each when they cannot fit.
+// Entries the lists of one feature section may hold together. A count that fits the
+// bytes can still cost 8-16x in memory (a 256 MB CMDLINE of empty strings was 64M
+// std::strings, 2.5 GB); real sections hold a few thousand at most.
+constexpr uint64_t kMaxFeatureEntries = 1 << 16;
+// What is left of that for the section ParseFeature is decoding (one per thread).
+thread_local uint64_t t_entries_left = kMaxFeatureEntries;
+
+// Rejects `nr` entries of at least `min_entry` bytes each when they cannot fit, or when
+// the section's lists would hold more than kMaxFeatureEntries in all.
 Status CheckCount(const ByteCursor& c, std::string_view field, uint64_t nr, size_t min_entry) {
   if (min_entry != 0 && nr > c.remaining() / min_entry)
     return Err("{}: count {} (entries of at least {} bytes) does not fit the {} bytes left", field,
                nr, min_entry, c.remaining());
+  if (nr > t_entries_left)
+    return Err("{}: count {} takes the section past {} entries, more than any perf writes", field, nr,
+               kMaxFeatureEntries);
+  t_entries_left -= nr;
   return Status::Ok();
 }
 
@@ -336,6 +348,7 @@ Status ParseHybridTopology(ByteCursor& c, HeaderEnv* env) {
 
 Status ParseFeature(int feature, std::span<const uint8_t> payload, const Loader& ld, HeaderEnv* env) {
   ByteCursor c(payload.data(), payload.size(), ld);
+  t_entries_left = kMaxFeatureEntries;
   switch (feature) {
     case kFeatTracingData: return Status::Ok();  // ftrace format blob; not decoded
     case kFeatBuildId: return ParseBuildIds(payload, ld, env);

@@ -23,6 +23,7 @@ constexpr uint64_t kMagic1 = 0x454c494646524550ULL;        // "PERFFILE"
 constexpr uint64_t kFileHeaderSize = 104;
 constexpr uint64_t kPipeHeaderSize = 16;
 constexpr size_t kMaxWarnings = 8;
+constexpr uint64_t kMaxEvsels = 1 << 16;
 
 void Warn(ReadStats* st, std::string msg) {
   if (st->warnings.size() < kMaxWarnings) st->warnings.push_back(std::move(msg));
@@ -280,20 +281,12 @@ Status PerfFile::ParseFileHeader() {
                                         data_offset_, data_size_, n));
     data_size_ = n - data_offset_;
   }
-  if (data_size_ == 0) {
-    // perf record writes data_size and the feature sections when it finishes: a file
-    // it is still writing, or that it left when killed, has 0 here and records up to
-    // the end of the file. Read those; the feature bits were set at the start but no
-    // index was written (it would be read from the first records).
-    unfinished_ = true;
-    data_size_ = n - data_offset_;
-    env_.warnings.push_back(fmt::format("data size is 0 in the header: the recording was not finished (perf record "
-                                        "still running or killed); reading the {} bytes after offset {:#x} as "
-                                        "records, without header features",
-                                        data_size_, data_offset_));
-  }
-
   uint64_t nr_attrs = attrs_size / attr_size_;
+  // Each evsel costs a few hundred bytes here and a histogram in a report: a file of
+  // two million 80-byte attrs took 2 GB. perf records far fewer.
+  if (nr_attrs > kMaxEvsels)
+    return Err("{}: attrs section at {:#x} holds {} attrs, more than the {} events perflens reads", path(), attrs_off,
+               nr_attrs, kMaxEvsels);
   // perf writes one disjoint ids section per attr; bound their sum by the file so that
   // attrs sharing one section cannot multiply it (memory quadratic in the file size).
   uint64_t total_ids_size = 0;
@@ -322,7 +315,7 @@ Status PerfFile::ParseFileHeader() {
 
   // Feature bitmap (4×u64 after the legacy event_types section).
   std::vector<uint8_t> bits;
-  if (header_size_ >= kFileHeaderSize && !unfinished_) {
+  if (header_size_ >= kFileHeaderSize) {
     uint64_t w[4];
     for (int i = 0; i < 4; ++i) w[i] = ld.U64(p + 72 + 8 * i);
     if (ld.swap && !((w[0] >> kFeatHostname) & 1)) {
@@ -338,7 +331,32 @@ Status PerfFile::ParseFileHeader() {
     for (int bit = 0; bit < kFeatMaxBits; ++bit)
       if ((w[bit / 64] >> (bit % 64)) & 1) bits.push_back(static_cast<uint8_t>(bit));
   }
+  if (data_size_ == 0 && n > data_offset_ && !IsFeatureIndexAt(data_offset_, bits.size())) {
+    // perf record writes data_size and the feature sections when it finishes: a file
+    // it is still writing, or that it left when killed, has 0 here and records up to
+    // the end of the file. Read those; the feature bits were set at the start but no
+    // index was written (it would be read from the first records). A finished file
+    // with no records has its feature index right there instead.
+    unfinished_ = true;
+    data_size_ = n - data_offset_;
+    env_.warnings.push_back(fmt::format("data size is 0 in the header: the recording was not finished (perf record "
+                                        "still running or killed); reading the {} bytes after offset {:#x} as "
+                                        "records, without header features",
+                                        data_size_, data_offset_));
+    bits.clear();
+  }
+
   return ParseFeatures(bits);
+}
+
+bool PerfFile::IsFeatureIndexAt(uint64_t at, size_t nr) const {
+  const uint64_t n = file_.size();
+  if (nr == 0 || !FitsIn(at, nr * 16, n)) return false;
+  for (size_t i = 0; i < nr; ++i) {
+    const uint64_t off = loader_.U64(file_.data() + at + 16 * i), size = loader_.U64(file_.data() + at + 16 * i + 8);
+    if (off < at + nr * 16 || !FitsIn(off, size, n)) return false;
+  }
+  return true;
 }
 
 Status PerfFile::ParseFeatures(const std::vector<uint8_t>& bits) {
@@ -439,6 +457,13 @@ Status PerfFile::ParsePipeHeader() {
 
 void PerfFile::AddHeaderAttr(const RecordView& r) {
   if (r.size < 8 + 64) return;
+  if (evsels_.size() >= kMaxEvsels) {
+    if (!too_many_attrs_)
+      env_.warnings.push_back(fmt::format("ATTR record at offset {:#x}: more than {} events; the rest are ignored",
+                                          r.file_offset, kMaxEvsels));
+    too_many_attrs_ = true;
+    return;
+  }
   auto attr = ParseEventAttr({r.body(), r.body_size()}, loader_);
   if (!attr) {
     env_.warnings.push_back(fmt::format("ATTR record at offset {:#x}: {}", r.file_offset, attr.error().message));

@@ -155,6 +155,9 @@ class PerfFile {
   Status ParsePipeHeader();
   Status ParseLegacyAttrs();
   Status ParseFeatures(const std::vector<uint8_t>& bits_present);
+  // Whether `nr` feature index entries at file offset `at` all name sections after the
+  // index and inside the file (tells a finished empty recording from an unfinished one).
+  bool IsFeatureIndexAt(uint64_t at, size_t nr) const;
   void IndexIds();
   void AddHeaderAttr(const RecordView& r);
   void ApplyEventUpdate(const RecordView& r);
@@ -177,6 +180,7 @@ class PerfFile {
   bool pipe_mode_ = false;
   bool legacy_v1_ = false;
   bool unfinished_ = false;
+  bool too_many_attrs_ = false;
   uint64_t header_size_ = 0;
   uint64_t attr_size_ = 0;
   uint64_t data_offset_ = 0;
