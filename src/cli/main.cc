@@ -173,6 +173,13 @@ int main(int argc, char** argv) {
   if (*bidlist) {
     auto file = OpenInput(bid_input, g_reader);
     if (!file) return Fail(file.error());
+    if ((*file)->streaming()) {
+      // A stream's HEADER_BUILD_ID records come at its end.
+      ReadStats rs;
+      Status st = (*file)->ReadRecords([](const RecordView&) {}, &rs);
+      if (!st) return Fail(st.error());
+      PrintReadProblems(rs, {});
+    }
     for (const auto& b : (*file)->env().build_ids) fmt::print("{} {}\n", b.build_id.ToHex(), EscapeControl(b.filename));
     return 0;
   }
