@@ -663,16 +663,22 @@ Status PerfFile::ReadRecords(const RecordCallback& cb, ReadStats* stats) {
   };
   auto deliver = [&](const RecordView& r) { cb(r); };
   // Delivery out of the queue: the record no longer pins its chunk.
+  uint64_t owned_queued = 0;  // queued records whose bytes are in the pool
   auto deliver_queued = [&](const RecordView& r) {
     cb(r);
-    if (r.chunk) pool.Release(r.chunk);
+    if (r.chunk) {
+      pool.Release(r.chunk);
+      --owned_queued;
+    }
   };
   auto push = [&](uint64_t t, const RecordView& r) {
-    if (r.chunk) pool.Hold(r.chunk);
     if (queue.Push(t, r)) ++stats->nr_unordered;
+    if (!r.chunk) return;  // a view into the file: memory bounded by the file itself
+    pool.Hold(r.chunk);
+    ++owned_queued;
     // perf's ordered_events flushes when it reaches its allocation limit; here the
-    // limit also counts the owned bytes the queue pins.
-    if (queue.size() * 48 + pool.live_bytes() > options_.max_queued_bytes) {
+    // limit counts the owned bytes the queue pins and the queue entries pinning them.
+    if (owned_queued * sizeof(RecordView) * 3 / 2 + pool.live_bytes() > options_.max_queued_bytes) {
       if (!forced_flush_warned) {
         forced_flush_warned = true;
         Warn(stats, fmt::format("the ordering queue reached {} MiB at the record at offset {:#x} (no FINISHED_ROUND "
