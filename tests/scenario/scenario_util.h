@@ -58,20 +58,7 @@ struct ParsedReport {
 // Parses report text; rows before any "# Samples:" line get the event "".
 ParsedReport ParseReport(std::string_view text);
 
-struct Agreement {
-  long perf_samples = 0;
-  long perflens_samples = 0;
-  long agreeing = 0;      // sum over keys of min(perf, perflens)
-  double percent = 0;     // agreeing / perf_samples * 100
-  std::string worst;      // the largest differences, one per line
-};
-
-Agreement Compare(const ParsedReport& perf, const ParsedReport& perflens);
-
-// The same rows with the dso field emptied (summed), to compare (comm, sym) only.
-ParsedReport WithoutDso(const ParsedReport& report);
-
-// ---- Call-graph comparisons (issue #4, callchain_*_test.cc) ----
+// ---- Call-graph text (issue #4, callchain_*_test.cc) ----
 
 // perf 6.1 vs perflens on PLT symbols, a documented difference: perf 6.1's
 // dso__synthesize_plt_symbols adds no symbol for the 16-byte .plt header (perf prints
@@ -91,38 +78,14 @@ struct ChildrenRow {
 };
 std::vector<ChildrenRow> ParseChildrenTable(std::string_view text);
 
-struct ChildrenAgreement {
-  int checked = 0;     // perf symbols with Children >= 0.1%
-  int equal = 0;       // of which perflens prints the same Children and Self
-  int merged = 0;      // of which perf split into several rows and perflens's value is the sum
-  int plt = 0;         // of which the PLT naming difference explains the mismatch
-  std::string notes;   // merged rows and PLT rows, one per line
-  std::string failures;  // real mismatches, one per line
-};
-ChildrenAgreement CompareChildren(const std::vector<ChildrenRow>& perf,
-                                  const std::vector<ChildrenRow>& perflens);
-
 // `report -g graph` text cut into entries: the entry line and the lines below it up to
 // the next entry (trailing blank lines dropped).
 struct GraphEntry {
   std::string line;    // "   100.00%     0.00%  callchain_vdso  libc.so.6  [.] main"
   double percent = 0;  // the first column (Children, or Overhead with --no-children)
   std::vector<std::string> body;
-  // The "--X.XX%--name" branches at the shallowest depth, sorted (perf orders equal
-  // percentages by rb-tree insertion, so the order of ties is not compared).
-  std::vector<std::string> TopLevel() const;
-  bool MentionsPlt() const;
 };
 std::vector<GraphEntry> ParseGraph(std::string_view text);
-
-struct GraphAgreement {
-  int perf_entries = 0, identical = 0;  // whole blocks equal, keyed by the entry line
-  int top_checked = 0, top_equal = 0;   // entries >= 0.5%: entry line and top level
-  int top_plt = 0;                      // of which explained by PLT naming
-  std::string failures;                 // top-level mismatches with both texts
-};
-GraphAgreement CompareGraphs(const std::vector<GraphEntry>& perf,
-                             const std::vector<GraphEntry>& perflens);
 
 // `perf report -g folded` per entry: the entry line and its "VALUE stack" lines.
 std::map<std::string, std::vector<std::string>> ParseFoldedReport(std::string_view text);
@@ -174,6 +137,11 @@ struct RowsAgreement {
   double Percent() const { return perf_weight > 0 ? 100.0 * agreeing_weight / perf_weight : 0; }
   double RowPercent() const { return perf_rows ? 100.0 * agreeing_rows / perf_rows : 0; }
   std::string Report(size_t max_lines = 20) const;  // allowed + failures, for printing
+  // Allowed lines (matched perflens rows) that used documented difference `d`.
+  long AllowedWith(Difference d) const;
+  // One line for printing: "R perf rows, A agree (X%), N documented differences
+  // (PLT naming 2, split rows 1), F real differences".
+  std::string Summary() const;
 };
 
 // Matches perf's rows to perflens's: first rows with identical key, values and body;
@@ -226,6 +194,17 @@ class LiveDifferences {
   }
   void Gate(bool ok, const std::string& what) {
     if (!ok) gates_.push_back(what);
+  }
+  // A setup step (building the test program, `perf record`) is not a difference from
+  // perf: it runs with the real reporter, so an ASSERT_* in `step` fails the test (wrap
+  // the call in ASSERT_NO_FATAL_FAILURE to stop there). What was intercepted before is
+  // printed (and gated) first, and interception resumes after the step.
+  template <typename Step>
+  void Setup(Step&& step) {
+    const bool active = reporter_.has_value();
+    if (active) Finish();
+    step();
+    if (active) Start();
   }
   void GateAgreement(const std::string& what, double percent, const std::string& details) {
     std::printf("[ live ] %s: %.2f%% agree with perf\n", what.c_str(), percent);
