@@ -377,8 +377,8 @@ inline std::unique_ptr<Report> FuzzRunReport(PerfFile* file, const ReportOptions
 
 // The perf report pipeline on in-memory data, symbolizing against an empty --symfs:
 // self rows (`-g none`, Children for odd sizes), printed with `-t '|' -n`; checks the
-// hists' sums, the printed rows (finite percentages, samples adding up per section,
-// no control bytes) and the summary lines.
+// hists' sums and the printed rows (finite percentages, samples adding up per
+// section, no control bytes).
 inline int FuzzReport(const uint8_t* data, size_t size) {
   Invariants inv;
   auto f = FuzzOpen(data, size);
@@ -393,10 +393,12 @@ inline int FuzzReport(const uint8_t* data, size_t size) {
   std::vector<uint64_t> sections = CheckHists(*report, &inv);
   std::string out;
   if (PrintReportStdio(*report, &out).ok())
-    CheckSeparatedReport(out, (report->children() ? 3 : 2) + report->hists()[0].keys().size(), sections, &inv);
-  std::string summary;
-  for (const std::string& l : report->SummaryLines()) summary += l + "\n";
-  CheckNoControlBytes("report summary", summary, false, &inv);
+    // No evsels: no hists, no sections, and any row line is an error (0 fields).
+    CheckSeparatedReport(out,
+                         report->hists().empty() ? 0 : (report->children() ? 3 : 2) + report->hists()[0].keys().size(),
+                         sections, &inv);
+  // SummaryLines hold names raw: the CLI escapes them when it prints (PrintError).
+  Sink(report->SummaryLines().size());
   return inv.Finish();
 }
 
@@ -472,9 +474,7 @@ inline int FuzzScript(const uint8_t* data, size_t size) {
         if (!l.empty() && l[0] != '\t') ++sample_lines;
       inv.Expect(sample_lines <= c.nr_samples, "{} sample lines for {} samples", sample_lines, c.nr_samples);
     }
-    std::string summary;
-    for (const std::string& l : (*script)->SummaryLines()) summary += l + "\n";
-    CheckNoControlBytes("script summary", summary, false, &inv);
+    Sink((*script)->SummaryLines().size());  // raw; escaped by the CLI
   }
   return inv.Finish();
 }
