@@ -3,6 +3,7 @@
 // measure how far two reports agree. Everything here is plain text in, values out.
 #pragma once
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <optional>
@@ -196,15 +197,21 @@ class LiveDifferences {
     if (!ok) gates_.push_back(what);
   }
   // A setup step (building the test program, `perf record`) is not a difference from
-  // perf: it runs with the real reporter, so an ASSERT_* in `step` fails the test (wrap
-  // the call in ASSERT_NO_FATAL_FAILURE to stop there). What was intercepted before is
-  // printed (and gated) first, and interception resumes after the step.
+  // perf: the failures `step` reports (its ASSERT_*s) gate like Gate(false, ...), so
+  // the test fails. The reporters are left alone, so an ASSERT_* still returns from
+  // the step and ASSERT_NO_FATAL_FAILURE around the caller still stops the test.
   template <typename Step>
   void Setup(Step&& step) {
-    const bool active = reporter_.has_value();
-    if (active) Finish();
+    const int before = results_ ? results_->size() : 0;
     step();
-    if (active) Start();
+    if (!results_) return;  // not intercepting: the failures were reported as usual
+    for (int i = before; i < results_->size(); ++i) {
+      const ::testing::TestPartResult& r = results_->GetTestPartResult(i);
+      if (!r.failed()) continue;
+      setup_failures_.push_back(i);
+      Gate(false, std::string("setup failed (") + (r.file_name() ? r.file_name() : "?") + ":" +
+                      std::to_string(r.line_number()) + "): " + r.message());
+    }
   }
   void GateAgreement(const std::string& what, double percent, const std::string& details) {
     std::printf("[ live ] %s: %.2f%% agree with perf\n", what.c_str(), percent);
@@ -216,11 +223,13 @@ class LiveDifferences {
     reporter_.reset();
     for (int i = 0; i < results_->size(); ++i) {
       const ::testing::TestPartResult& r = results_->GetTestPartResult(i);
+      if (std::find(setup_failures_.begin(), setup_failures_.end(), i) != setup_failures_.end()) continue;
       if (r.failed())
         std::printf("[ live difference ] %s:%d\n%s\n", r.file_name() ? r.file_name() : "?",
                     r.line_number(), r.message());
     }
     results_.reset();
+    setup_failures_.clear();
     for (const std::string& g : gates_) ADD_FAILURE() << g;
     gates_.clear();
   }
@@ -229,6 +238,7 @@ class LiveDifferences {
   std::optional<::testing::TestPartResultArray> results_;
   std::optional<::testing::ScopedFakeTestPartResultReporter> reporter_;
   std::vector<std::string> gates_;
+  std::vector<int> setup_failures_;  // indices in results_ reported through gates_
 };
 
 }  // namespace perflens::scenario
