@@ -6,6 +6,8 @@
 // Every entry takes untrusted bytes and must return without crashing, hanging or
 // allocating more than a small multiple of the input (plus fixed caps). None of them
 // reads a real file: the report entry points symbolization at an empty --symfs.
+// Each returns 0 when the invariants it checks held (fuzz_invariants.h) and 1 with
+// LastFailure() set otherwise: the fuzzers trap on 1, the regression replay asserts 0.
 #pragma once
 
 #include <stdlib.h>
@@ -13,17 +15,22 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "base/mapped_file.h"
+#include "fuzz/fuzz_invariants.h"
 #include "perfdata/features.h"
 #include "perfdata/perf_event.h"
 #include "perfdata/perf_file.h"
 #include "perfdata/record.h"
 #include "perfdata/sample.h"
+#include "report/dump_printer.h"
+#include "report/header_printer.h"
 #include "report/report.h"
+#include "report/script_printer.h"
 #include "report/stdio_printer.h"
 #include "symbolize/kallsyms.h"
 #include "symbolize/perf_map.h"
@@ -105,22 +112,99 @@ inline void TouchRecord(const PerfFile& f, const RecordView& r) {
   }
 }
 
+// What one ReadRecords pass delivered, checked view by view: size >= 8 and equal to
+// the header's, and a view with chunk 0 lies inside the file's bytes at its
+// file_offset (a decompressed one is never chunk 0).
+struct Delivered {
+  uint64_t by_type[128] = {};
+  uint64_t unknown_type = 0, total = 0;
+};
+
+inline void CheckView(const PerfFile& f, const uint8_t* begin, size_t size, const RecordView& r, Delivered* d,
+                      Invariants* inv) {
+  ++d->total;
+  if (r.type < 128) ++d->by_type[r.type];
+  else ++d->unknown_type;
+  if (!inv->ok()) return;
+  if (!inv->Expect(r.size >= 8 && r.data != nullptr, "record at {:#x} delivered with size {}", r.file_offset, r.size))
+    return;
+  if (r.chunk == 0) {
+    const bool inside = r.data >= begin && r.data <= begin + size && r.size <= static_cast<size_t>(begin + size - r.data);
+    if (!inv->Expect(inside, "record at {:#x} (chunk 0, size {}) lies outside the {}-byte buffer", r.file_offset,
+                     r.size, size))
+      return;
+    inv->Expect(!r.compressed, "decompressed record at {:#x} has chunk 0", r.file_offset);
+    inv->Expect(static_cast<uint64_t>(r.data - begin) == r.file_offset, "record at buffer offset {:#x} says file_offset {:#x}",
+                r.data - begin, r.file_offset);
+  }
+  const Loader& ld = f.loader();
+  inv->Expect(ld.U16(r.data + 6) == r.size && ld.U32(r.data) == r.type,
+              "record at {:#x}: view type {} size {}, its header says type {} size {}", r.file_offset, r.type, r.size,
+              ld.U32(r.data), ld.U16(r.data + 6));
+}
+
+// The records delivered are the ones ReadStats counts, type by type.
+inline void CheckCounts(const Delivered& d, const ReadStats& stats, Invariants* inv) {
+  inv->Expect(d.total == stats.nr_records_total, "{} records delivered, ReadStats counts {}", d.total,
+              stats.nr_records_total);
+  inv->Expect(d.unknown_type == stats.nr_unknown_type, "{} records of types >= 128 delivered, ReadStats counts {}",
+              d.unknown_type, stats.nr_unknown_type);
+  for (int t = 0; t < 128; ++t)
+    if (!inv->Expect(d.by_type[t] == stats.nr_records[t], "{} records of type {} delivered, ReadStats counts {}",
+                     d.by_type[t], t, stats.nr_records[t]))
+      return;
+}
+
 // The whole reader: header, attrs, features, then every record, ordered and unordered.
-inline int FuzzReader(const uint8_t* data, size_t size) {
+// `cap`: ReaderOptions::max_decompressed_bytes (0: the reader's default).
+inline int FuzzReaderWithCap(const uint8_t* data, size_t size, uint64_t cap) {
+  Invariants inv;
+  std::optional<ReadStats> first;
   for (bool ordered : {true, false}) {
     ReaderOptions o;
     o.ordered = ordered;
-    o.max_decompressed_bytes = kFuzzDecompressCap;
-    auto f = PerfFile::FromBytes(MappedFile::FromBuffer(std::vector<uint8_t>(data, data + size)), o);
-    if (!f.ok()) return 0;
+    o.max_decompressed_bytes = cap;
+    MappedFile bytes = MappedFile::FromBuffer(std::vector<uint8_t>(data, data + size));
+    const uint8_t* begin = bytes.data();  // the vector's buffer moves with it
+    auto f = PerfFile::FromBytes(std::move(bytes), o);
+    if (!f.ok()) return inv.Finish();
     PerfFile& file = **f;
     for (const Evsel& ev : file.evsels()) Sink(ev.ids.size() + ev.name.size());
     ReadStats stats;
-    Status s = file.ReadRecords([&](const RecordView& r) { TouchRecord(file, r); }, &stats);
+    Delivered d;
+    Status s = file.ReadRecords(
+        [&](const RecordView& r) {
+          CheckView(file, begin, size, r, &d, &inv);
+          TouchRecord(file, r);
+        },
+        &stats);
     Sink(s.ok() + stats.nr_records_total);
+    if (!s.ok()) continue;
+    CheckCounts(d, stats, &inv);
+    const uint64_t limit = cap ? cap : std::max<uint64_t>(256ULL << 20, 100 * stats.compressed_bytes);
+    // The cap is checked after each 1 MiB window.
+    inv.Expect(stats.decompressed_bytes <= limit + (1 << 20), "{} bytes decompressed, cap {}",
+               stats.decompressed_bytes, limit);
+    if (!first) {
+      first = std::move(stats);
+      continue;
+    }
+    // Ordering changes when records come, not which.
+    inv.Expect(first->nr_records_total == stats.nr_records_total && first->nr_bad_records == stats.nr_bad_records &&
+                   first->decompressed_bytes == stats.decompressed_bytes,
+               "ordered read: {} records ({} bad, {} bytes decompressed), unordered: {} ({} bad, {})",
+               first->nr_records_total, first->nr_bad_records, first->decompressed_bytes, stats.nr_records_total,
+               stats.nr_bad_records, stats.decompressed_bytes);
   }
-  return 0;
+  return inv.Finish();
 }
+
+inline int FuzzReader(const uint8_t* data, size_t size) { return FuzzReaderWithCap(data, size, kFuzzDecompressCap); }
+
+// The reader with its default decompression cap (max(256 MiB, 100x the compressed
+// bytes)): zip bombs run to the cap, in 1 MiB windows whose chunks are freed as their
+// records are delivered, so memory stays bounded (libFuzzer's -rss_limit_mb checks).
+inline int FuzzDecompress(const uint8_t* data, size_t size) { return FuzzReaderWithCap(data, size, 0); }
 
 // DecodeSample with the attr taken from the input:
 //   [0] flags: bit 0 = cross-endian loader, bit 1 = sample_id_all
@@ -154,11 +238,35 @@ inline int FuzzSample(const uint8_t* data, size_t size) {
   r.size = static_cast<uint16_t>(rec.size());
   r.data = rec.data();
   Sample s;
-  if (DecodeSample(r, attr, ld, &s) == SampleError::kNone) TouchSample(s);
+  Invariants inv;
+  if (DecodeSample(r, attr, ld, &s) == SampleError::kNone) {
+    TouchSample(s);
+    // Every array and pointer a decoded sample holds lies inside its record.
+    const uint8_t* b = rec.data();
+    const uint64_t n = rec.size();
+    auto inside = [&](const char* what, const uint8_t* p, uint64_t bytes) {
+      if (bytes == 0) return;
+      inv.Expect(p >= b && p <= b + n && bytes <= static_cast<uint64_t>(b + n - p),
+                 "sample {} ({} bytes) outside the {}-byte record", what, bytes, n);
+    };
+    auto array = [&](const char* what, const U64Array& a) {
+      inv.Expect(a.size <= n / 8, "sample {} has {} elements in a {}-byte record", what, a.size, n);
+      if (a.size <= n / 8) inside(what, a.data, a.size * 8);
+    };
+    array("read_values", s.read_values);
+    array("callchain", s.callchain);
+    array("branch_entries", s.branch_entries);
+    array("branch_counters", s.branch_counters);
+    array("user_regs", s.user_regs);
+    array("intr_regs", s.intr_regs);
+    if (s.raw_data) inside("raw data", s.raw_data, s.raw_size);
+    if (s.user_stack) inside("user stack", s.user_stack, s.user_stack_size);
+    if (s.aux_data) inside("aux data", s.aux_data, s.aux_size);
+  }
   SampleId sid;
   r.type = kRecordMmap;
   if (DecodeSampleIdTrailer(r, attr.sample_type, ld, &sid)) Sink(sid.time);
-  return 0;
+  return inv.Finish();
 }
 
 // ParseFeature: [0] feature number, [1] bit 0 = cross-endian, rest = the section payload.
@@ -169,28 +277,36 @@ inline int FuzzFeature(const uint8_t* data, size_t size) {
   HeaderEnv env;
   Status s = ParseFeature(data[0], payload, ld, &env);
   Sink(s.ok() + env.build_ids.size() + env.event_desc.size() + env.cmdline.size());
-  return 0;
+  return 0;  // ParseFeature's result has no cross-check of its own; sanitizers only
 }
 
 inline int FuzzPerfMap(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
   size_t bad = 0;
   SymbolTable t = ParsePerfMap(text, &bad);
+  Invariants inv;
   for (uint64_t addr : {uint64_t{0}, uint64_t{0x1000}, uint64_t{0x7f0000001000}, ~uint64_t{0}})
-    if (const Symbol* sym = t.Find(addr)) Sink(sym->name.size());
+    if (const Symbol* sym = t.Find(addr)) {
+      Sink(sym->name.size());
+      inv.Expect(sym->start <= addr, "Find({:#x}) gave a symbol starting at {:#x}", addr, sym->start);
+    }
   Sink(bad);
-  return 0;
+  return inv.Finish();
 }
 
 inline int FuzzKallsyms(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
+  Invariants inv;
   for (int64_t delta : {int64_t{0}, int64_t{0x1000}}) {
     auto t = ParseKallsyms(text, "_text", delta);
     if (!t.ok()) continue;
-    if (const Symbol* sym = t->kernel.Find(0xffffffff81000000ULL)) Sink(sym->name.size());
+    if (const Symbol* sym = t->kernel.Find(0xffffffff81000000ULL)) {
+      Sink(sym->name.size());
+      inv.Expect(sym->start <= 0xffffffff81000000ULL, "Find(0xffffffff81000000) gave a symbol at {:#x}", sym->start);
+    }
     Sink(t->modules.size() + t->ref_addr);
   }
-  return 0;
+  return inv.Finish();
 }
 
 // An empty directory for --symfs / --buildid-dir, created once per process.
@@ -208,12 +324,7 @@ inline const std::string& EmptySymfs() {
   return dir;
 }
 
-// The perf report pipeline on in-memory data, symbolizing against an empty --symfs.
-inline int FuzzReport(const uint8_t* data, size_t size) {
-  ReaderOptions ro;
-  ro.max_decompressed_bytes = kFuzzDecompressCap;
-  auto f = PerfFile::FromBytes(MappedFile::FromBuffer(std::vector<uint8_t>(data, data + size)), ro);
-  if (!f.ok()) return 0;
+inline ReportOptions FuzzReportOptions() {
   ReportOptions o;
   const std::string& symfs = EmptySymfs();
   o.symbolize.symfs = symfs;
@@ -221,15 +332,195 @@ inline int FuzzReport(const uint8_t* data, size_t size) {
   o.symbolize.kallsyms = symfs + "/kallsyms";
   o.symbolize.vdso_image = symfs + "/vdso";
   o.show_nr_samples = true;
+  return o;
+}
+
+inline std::unique_ptr<PerfFile> FuzzOpen(const uint8_t* data, size_t size) {
+  ReaderOptions ro;
+  ro.max_decompressed_bytes = kFuzzDecompressCap;
+  auto f = PerfFile::FromBytes(MappedFile::FromBuffer(std::vector<uint8_t>(data, data + size)), ro);
+  return f.ok() ? std::move(*f) : nullptr;
+}
+
+// The hists' own sums: without filters every sample lands in one row's self stats, so
+// the rows' sample counts add up to nr_samples and their periods to total_period (both
+// sums wrap alike); Children (acc) covers at least the row's own samples. Returns the
+// nr_samples of each hists that has samples (the printed sections, in order).
+inline std::vector<uint64_t> CheckHists(const Report& report, Invariants* inv) {
+  std::vector<uint64_t> sections;
+  for (size_t i = 0; i < report.hists().size(); ++i) {
+    const Hists& h = report.hists()[i];
+    uint64_t samples = 0, period = 0;
+    for (const HistEntry& e : h.entries()) {
+      samples += e.self.nr_samples;
+      period += e.self.period;
+      if (report.children())
+        inv->Expect(e.acc.nr_samples >= e.self.nr_samples, "hists {}: a row with {} self samples has {} children samples",
+                    i, e.self.nr_samples, e.acc.nr_samples);
+    }
+    inv->Expect(samples == h.nr_samples, "hists {}: rows add up to {} samples, nr_samples {}", i, samples, h.nr_samples);
+    inv->Expect(period == h.total_period, "hists {}: rows add up to period {}, total_period {}", i, period,
+                h.total_period);
+    if (h.nr_samples) sections.push_back(h.nr_samples);
+  }
+  return sections;
+}
+
+// Runs Report::Create / Process with `o` on the input; nullptr when the input or the
+// options are refused (not an invariant).
+inline std::unique_ptr<Report> FuzzRunReport(PerfFile* file, const ReportOptions& o) {
+  auto report = Report::Create(file, o);
+  if (!report.ok()) return nullptr;
+  if (!(*report)->Process().ok()) return nullptr;
+  return std::move(*report);
+}
+
+// The perf report pipeline on in-memory data, symbolizing against an empty --symfs:
+// self rows (`-g none`, Children for odd sizes), printed with `-t '|' -n`; checks the
+// hists' sums and the printed rows (finite percentages, samples adding up per
+// section, no control bytes).
+inline int FuzzReport(const uint8_t* data, size_t size) {
+  Invariants inv;
+  auto f = FuzzOpen(data, size);
+  if (!f) return 0;
+  ReportOptions o = FuzzReportOptions();
+  o.call_graph = "none";
+  o.field_separator = "|";
   if (size & 1) o.sort = "pid,dso,sym";
-  auto report = Report::Create(f->get(), o);
-  if (!report.ok()) return 0;
-  Status st = (*report)->Process();
-  if (!st.ok()) return 0;
+  if (size & 2) o.children = true;
+  auto report = FuzzRunReport(f.get(), o);
+  if (!report) return 0;
+  std::vector<uint64_t> sections = CheckHists(*report, &inv);
   std::string out;
-  Status p = PrintReportStdio(**report, &out);
-  Sink(p.ok() + out.size() + (*report)->SummaryLines().size());
-  return 0;
+  if (PrintReportStdio(*report, &out).ok())
+    // No evsels: no hists, no sections, and any row line is an error (0 fields).
+    CheckSeparatedReport(out,
+                         report->hists().empty() ? 0 : (report->children() ? 3 : 2) + report->hists()[0].keys().size(),
+                         sections, &inv);
+  // SummaryLines hold names raw: the CLI escapes them when it prints (PrintError).
+  Sink(report->SummaryLines().size());
+  return inv.Finish();
+}
+
+// PrintReportJson on the report of the input (Children for odd sizes, -g none or graph):
+// the output parses, the rows add up to each event's samples and period, every
+// percentage is a finite number.
+inline int FuzzJson(const uint8_t* data, size_t size) {
+  Invariants inv;
+  auto f = FuzzOpen(data, size);
+  if (!f) return 0;
+  ReportOptions o = FuzzReportOptions();
+  o.format = "json";
+  if (size & 1) o.children = true;
+  if (size & 2) o.call_graph = "none";
+  if (size & 4) o.sort = "pid,tid,cpu,dso,sym";
+  auto report = FuzzRunReport(f.get(), o);
+  if (!report) return 0;
+  std::vector<uint64_t> sections = CheckHists(*report, &inv);
+  std::string out;
+  if (PrintReportJson(*report, &out).ok()) CheckReportJson(out, report->children(), sections, &inv);
+  return inv.Finish();
+}
+
+// Call-graph printing, Children on: -g graph (caller), folded, fractal (callee) by the
+// input's size; checks the hists' sums, the entry lines (finite percentages, samples
+// adding up), every branch value, no control bytes; and the JSON of the same report.
+inline int FuzzCallGraph(const uint8_t* data, size_t size) {
+  Invariants inv;
+  auto f = FuzzOpen(data, size);
+  if (!f) return 0;
+  ReportOptions o = FuzzReportOptions();
+  static const char* const kModes[] = {"graph,0.5,caller", "folded,0,callee", "fractal,0.5,callee",
+                                       "graph,0,callee,function,count", "fractal,0,caller,function,period",
+                                       "folded,0.5,caller"};
+  o.call_graph = kModes[size % 6];
+  o.children = true;
+  auto report = FuzzRunReport(f.get(), o);
+  if (!report) return 0;
+  std::vector<uint64_t> sections = CheckHists(*report, &inv);
+  std::string out;
+  if (PrintReportStdio(*report, &out).ok())
+    CheckCallGraphReport(out, report->children() ? 2 : 1, sections, &inv);
+  std::string json;
+  if (PrintReportJson(*report, &json).ok()) CheckReportJson(json, report->children(), sections, &inv);
+  return inv.Finish();
+}
+
+// `perflens script`: the default text (no control bytes but '\n' and '\t', at most one
+// sample line per usable sample) and `-F folded` (sorted unique stacks whose weights add
+// up to the samples).
+inline int FuzzScript(const uint8_t* data, size_t size) {
+  Invariants inv;
+  for (bool folded : {false, true}) {
+    auto f = FuzzOpen(data, size);
+    if (!f) return 0;
+    ScriptOptions o;
+    o.symbolize = FuzzReportOptions().symbolize;
+    if (folded) o.fields = "folded";
+    else if (size & 1) o.fields = "comm,pid,tid,cpu,time,event,ip,sym,symoff,dso,period";
+    auto script = Script::Create(f.get(), o);
+    if (!script.ok()) continue;
+    std::string out;
+    Status st = (*script)->Run([&](std::string_view text) { out.append(text); });
+    if (!st.ok()) continue;
+    const ScriptCounters& c = (*script)->counters();
+    if (folded) {
+      CheckFolded(out, (*script)->folded().size(), (*script)->folded().total_weight(), &inv);
+      inv.Expect((*script)->folded().total_weight() == c.nr_samples, "folded weights {} for {} samples",
+                 (*script)->folded().total_weight(), c.nr_samples);
+    } else if (CheckNoControlBytes("script", out, true, &inv)) {
+      uint64_t sample_lines = 0;
+      for (std::string_view l : Lines(out))
+        if (!l.empty() && l[0] != '\t') ++sample_lines;
+      inv.Expect(sample_lines <= c.nr_samples, "{} sample lines for {} samples", sample_lines, c.nr_samples);
+    }
+    Sink((*script)->SummaryLines().size());  // raw; escaped by the CLI
+  }
+  return inv.Finish();
+}
+
+// `perflens dump` and `perflens stats`: one well-formed line per delivered record (as
+// many as ReadStats counts on a separate read), no control bytes.
+inline int FuzzDump(const uint8_t* data, size_t size) {
+  Invariants inv;
+  auto counted = FuzzOpen(data, size);
+  if (!counted) return 0;
+  ReadStats stats;
+  if (!counted->ReadRecords([](const RecordView&) {}, &stats).ok()) return 0;
+  auto f = FuzzOpen(data, size);
+  static thread_local DumpTextChecker* checker = nullptr;
+  DumpTextChecker c(&inv);
+  checker = &c;
+  std::string out;
+  Status st = DumpRecords(*f, &out, [](std::string* chunk) {
+    checker->Feed(*chunk);
+    chunk->clear();
+  });
+  checker = nullptr;
+  if (st.ok()) {
+    c.Feed(out);
+    inv.Expect(c.records() == stats.nr_records_total, "dump printed {} record lines, ReadStats counts {}", c.records(),
+               stats.nr_records_total);
+  }
+  auto g = FuzzOpen(data, size);
+  std::string text;
+  if (PrintStats(*g, &text).ok()) CheckNoControlBytes("stats", text, false, &inv);
+  return inv.Finish();
+}
+
+// FormatHeader (perf report --header-only, with and without -I): every line a "#"
+// comment, no control bytes.
+inline int FuzzHeader(const uint8_t* data, size_t size) {
+  Invariants inv;
+  auto f = FuzzOpen(data, size);
+  if (!f) return 0;
+  for (bool full : {false, true}) {
+    std::string text = FormatHeader(*f, {.full = full});
+    if (!CheckNoControlBytes("header", text, false, &inv)) break;
+    for (std::string_view l : Lines(text))
+      if (!inv.Expect(!l.empty() && l[0] == '#', "header line not a '#' comment: {:?}", std::string(l))) break;
+  }
+  return inv.Finish();
 }
 
 }  // namespace perflens::fuzz

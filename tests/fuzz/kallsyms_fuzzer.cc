@@ -1,9 +1,4 @@
-// libFuzzer target: FuzzKallsyms (see fuzz_entries.h for the input layout).
-#include <cstddef>
-#include <cstdint>
+// libFuzzer target: FuzzKallsyms (see fuzz_entries.h for the input and its invariants).
+#include "fuzz/fuzz_target.h"
 
-#include "fuzz/fuzz_entries.h"
-
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  return perflens::fuzz::FuzzKallsyms(data, size);
-}
+PERFLENS_FUZZ_TARGET(FuzzKallsyms)

@@ -4,8 +4,15 @@
 
 feature seeds: [feature number, 0] + each feature section of the seed perf.data files.
 sample seeds:  the 43-byte attr prefix of fuzz_entries.h FuzzSample + each SAMPLE body.
+decompress seeds: zip bombs (needs the zstd command): the header records of
+  sleep.compressed.pipe.data followed by COMPRESSED records, each one zstd frame of
+  32 MiB of SAMPLE records padded to 4 KiB, 288 MiB in all (past the reader's default
+  256 MiB cap): without FINISHED_ROUND (the ordering queue fills up) and with one every
+  1,000 samples.
+The json, call_graph, script, dump and header targets read the report seeds
+(tests/fuzz/run.sh, tests/hardening/fuzz_regression_test.cc).
 """
-import os, shutil, struct, sys
+import os, shutil, struct, subprocess, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CORPUS = os.path.join(HERE, '..', '..', '..', 'shared', 'corpus')
@@ -62,6 +69,42 @@ def samples(data):
     return out
 
 
+def records(data, pos):
+    """(type, misc, size, offset) of the records from `pos` on (little-endian)."""
+    out = []
+    while pos + 8 <= len(data):
+        typ, misc, size = struct.unpack_from('<IHH', data, pos)
+        if size < 8:
+            break
+        out.append((typ, misc, size, pos))
+        pos += size
+    return out
+
+
+def bombs():
+    src = os.path.join(CORPUS, 'linux-perf-data/sleep.compressed.pipe.data')
+    if not os.path.exists(src) or not shutil.which('zstd'):
+        return
+    data = open(src, 'rb').read()
+    recs = records(data, 16)
+    head_end = next(off for typ, _, _, off in recs if typ == 81)  # first COMPRESSED
+    comp = next(r for r in recs if r[0] == 81)
+    # perf's frames are not terminated; zstd -dc prints what decodes before complaining.
+    inner = subprocess.run(['zstd', '-dcq'], input=data[comp[3] + 8:comp[3] + comp[2]],
+                           capture_output=True).stdout
+    sample = next(inner[o:o + s] for t, _, s, o in records(inner, 0) if t == 9)
+    padded = sample[:6] + struct.pack('<H', 4096) + sample[8:] + bytes(4096 - len(sample))
+    round_rec = struct.pack('<IHH', 68, 0, 8)
+    for name, with_rounds in (('bomb_queued_samples', False), ('bomb_with_rounds', True)):
+        unit = (padded * 1000 + round_rec) if with_rounds else padded * 1000
+        frame_bytes = unit * (32 * 1024 * 1024 // len(unit))
+        frame = subprocess.run(['zstd', '-19', '-cq'], input=frame_bytes, capture_output=True, check=True).stdout
+        assert len(frame) + 8 <= 0xffff, len(frame)
+        rec = struct.pack('<IHH', 81, 0, 8 + len(frame)) + frame
+        out = data[:head_end] + rec * 9
+        open(os.path.join(out_dir('decompress'), name), 'wb').write(out)
+
+
 def main():
     for target in ('reader', 'report'):
         for f in FILES:
@@ -94,6 +137,7 @@ def main():
     for target, files in texts.items():
         for name, text in files.items():
             open(os.path.join(out_dir(target), name), 'w').write(text)
+    bombs()
 
 
 if __name__ == '__main__':

@@ -1,6 +1,8 @@
 // Replays every input under tests/fuzz/corpus/regressions/<target>/ (crashes, hangs and
 // OOMs the fuzzers found, each fixed) and the seed corpora through the same entry points
-// as the libFuzzer targets (tests/fuzz/fuzz_entries.h), in a normal build.
+// as the libFuzzer targets (tests/fuzz/fuzz_entries.h), in a normal build. Each entry
+// returns 1 when one of its invariants (tests/fuzz/fuzz_invariants.h) broke, so the
+// replay fails on a wrong count or a malformed output, not only on a crash.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -20,9 +22,12 @@ using Entry = int (*)(const uint8_t*, size_t);
 
 const std::map<std::string, Entry>& Entries() {
   static const std::map<std::string, Entry> m = {
-      {"reader", fuzz::FuzzReader},     {"sample", fuzz::FuzzSample},
-      {"feature", fuzz::FuzzFeature},   {"perf_map", fuzz::FuzzPerfMap},
-      {"kallsyms", fuzz::FuzzKallsyms}, {"report", fuzz::FuzzReport},
+      {"reader", fuzz::FuzzReader},         {"decompress", fuzz::FuzzDecompress},
+      {"sample", fuzz::FuzzSample},         {"feature", fuzz::FuzzFeature},
+      {"perf_map", fuzz::FuzzPerfMap},      {"kallsyms", fuzz::FuzzKallsyms},
+      {"report", fuzz::FuzzReport},         {"json", fuzz::FuzzJson},
+      {"call_graph", fuzz::FuzzCallGraph},  {"script", fuzz::FuzzScript},
+      {"dump", fuzz::FuzzDump},             {"header", fuzz::FuzzHeader},
   };
   return m;
 }
@@ -40,7 +45,8 @@ int ReplayDir(const fs::path& dir, Entry entry) {
     if (!e.is_regular_file()) continue;
     SCOPED_TRACE(e.path().string());
     std::vector<uint8_t> bytes = ReadAll(e.path());
-    EXPECT_EQ(entry(bytes.data(), bytes.size()), 0);
+    fuzz::LastFailure().clear();
+    EXPECT_EQ(entry(bytes.data(), bytes.size()), 0) << fuzz::LastFailure();
     ++n;
   }
   return n;
@@ -63,10 +69,19 @@ TEST(FuzzRegressionTest, ReplaysRegressions) {
   RecordProperty("replayed", total);
 }
 
+// The seed dirs of a target: its own, or those of the target whose input it shares
+// (tests/fuzz/run.sh seed_dirs).
+std::vector<std::string> SeedDirs(const std::string& target) {
+  if (target == "json" || target == "call_graph" || target == "script" || target == "dump" || target == "header")
+    return {"report"};
+  if (target == "decompress") return {"decompress", "reader"};
+  return {target};
+}
+
 TEST(FuzzRegressionTest, ReplaysSeeds) {
   for (const auto& [name, entry] : Entries()) {
     SCOPED_TRACE(name);
-    EXPECT_GT(ReplayDir(kCorpus / name / "seeds", entry), 0);
+    for (const std::string& dir : SeedDirs(name)) EXPECT_GT(ReplayDir(kCorpus / dir / "seeds", entry), 0) << dir;
   }
 }
 
@@ -74,8 +89,91 @@ TEST(FuzzRegressionTest, ReplaysSeeds) {
 TEST(FuzzRegressionTest, EmptyInputs) {
   for (const auto& [name, entry] : Entries()) {
     SCOPED_TRACE(name);
-    EXPECT_EQ(entry(nullptr, 0), 0);
+    EXPECT_EQ(entry(nullptr, 0), 0) << fuzz::LastFailure();
   }
+}
+
+// The output checks reject what they are meant to catch (they would otherwise pass
+// anything, and the replay above could not fail).
+TEST(FuzzRegressionTest, OutputChecksRejectBrokenOutput) {
+  auto fails = [](auto&& check) {
+    fuzz::Invariants inv;
+    check(&inv);
+    return !inv.ok() && inv.Finish() == 1 && !fuzz::LastFailure().empty();
+  };
+  const std::string sep = "# Samples: 3  of event 'cycles'\n 60.00%| 2|a|b|c\n 40.00%| 1|a|b|d\n\n";
+  EXPECT_FALSE(fails([&](auto* inv) { fuzz::CheckSeparatedReport(sep, 5, {3}, inv); }));
+  EXPECT_TRUE(fails([&](auto* inv) { fuzz::CheckSeparatedReport(sep, 5, {4}, inv); }));     // wrong sum
+  EXPECT_TRUE(fails([&](auto* inv) { fuzz::CheckSeparatedReport(sep, 5, {3, 1}, inv); }));  // a section missing
+  EXPECT_TRUE(fails([&](auto* inv) { fuzz::CheckSeparatedReport(sep, 4, {3}, inv); }));     // field count
+  std::string nan = sep;
+  nan.replace(nan.find("60.00%"), 6, "nan%");
+  EXPECT_TRUE(fails([&](auto* inv) { fuzz::CheckSeparatedReport(nan, 5, {3}, inv); }));
+  std::string ctl = sep;
+  ctl.replace(ctl.find("|c"), 2, "|\x1b[2J");
+  EXPECT_TRUE(fails([&](auto* inv) { fuzz::CheckSeparatedReport(ctl, 5, {3}, inv); }));
+
+  const std::string graph =
+      "# Samples: 2  of event 'cycles'\n"
+      "   100.00%    50.00%  2  comm  dso  [.] main\n"
+      "            |\n"
+      "            ---main\n"
+      "               |          \n"
+      "               |--50.00%--hot\n"
+      "               |          --a-name\n"
+      "               |          \n"
+      "                --50.00%--cold\n\n";
+  EXPECT_FALSE(fails([&](auto* inv) { fuzz::CheckCallGraphReport(graph, 2, {2}, inv); }));
+  std::string inf = graph;
+  inf.replace(inf.find("--50.00%--hot"), 13, "--inf%--hot");
+  EXPECT_TRUE(fails([&](auto* inv) { fuzz::CheckCallGraphReport(inf, 2, {2}, inv); }));
+  EXPECT_TRUE(fails([&](auto* inv) { fuzz::CheckCallGraphReport(graph, 2, {3}, inv); }));
+  EXPECT_FALSE(fails([&](auto* inv) {
+    fuzz::CheckCallGraphReport("# Samples: 1  of event 'x'\n   100.00%   100.00%  1  c  d  [.] f\n100.00% f;g\n", 2,
+                               {1}, inv);
+  }));
+  EXPECT_TRUE(fails([&](auto* inv) {
+    fuzz::CheckCallGraphReport("# Samples: 1  of event 'x'\n   100.00%   100.00%  1  c  d  [.] f\n-nan% f;g\n", 2,
+                               {1}, inv);
+  }));
+
+  const std::string json =
+      R"({"events":[{"event":"cycles","samples":3,"event_count":30,"rows":[)"
+      R"({"samples":2,"period":20,"overhead":66.6},{"samples":1,"period":10,"overhead":33.3}]}],"warnings":[]})";
+  EXPECT_FALSE(fails([&](auto* inv) { fuzz::CheckReportJson(json, false, {3}, inv); }));
+  EXPECT_TRUE(fails([&](auto* inv) { fuzz::CheckReportJson(json.substr(0, json.size() - 1), false, {3}, inv); }));
+  EXPECT_TRUE(fails([&](auto* inv) { fuzz::CheckReportJson(json, true, {3}, inv); }));  // no "children"
+  std::string null_pct = json;
+  null_pct.replace(null_pct.find("66.6"), 4, "null");  // NaN dumps as null
+  EXPECT_TRUE(fails([&](auto* inv) { fuzz::CheckReportJson(null_pct, false, {3}, inv); }));
+  std::string bad_utf8 = json;
+  bad_utf8.replace(bad_utf8.find("cycles"), 6, "cyc\xff\xfe");
+  EXPECT_TRUE(fails([&](auto* inv) { fuzz::CheckReportJson(bad_utf8, false, {3}, inv); }));
+  std::string bad_sum = json;
+  bad_sum.replace(bad_sum.find(R"("samples":3)"), 11, R"("samples":4)");
+  EXPECT_TRUE(fails([&](auto* inv) { fuzz::CheckReportJson(bad_sum, false, {4}, inv); }));
+
+  EXPECT_FALSE(fails([&](auto* inv) { fuzz::CheckFolded("a;b 2\na;c 1\n", 2, 3, inv); }));
+  EXPECT_TRUE(fails([&](auto* inv) { fuzz::CheckFolded("a;c 1\na;b 2\n", 2, 3, inv); }));  // unsorted
+  EXPECT_TRUE(fails([&](auto* inv) { fuzz::CheckFolded("a;b 2\na;c 1\n", 2, 4, inv); }));
+  EXPECT_TRUE(fails([&](auto* inv) { fuzz::CheckFolded("a;b 2\na;c x\n", 2, 3, inv); }));
+
+  auto dump = [&](std::string_view text, uint64_t records) {
+    return fails([&](auto* inv) {
+      fuzz::DumpTextChecker c(inv);
+      c.Feed(text);
+      inv->Expect(c.records() == records, "records {}", c.records());
+    });
+  };
+  const std::string d =
+      "0 0x10 [0x28]: PERF_RECORD_COMM: a:1/1\n5 0x38 [0x30]: PERF_RECORD_SAMPLE(IP, 0x2): 1/1: "
+      "0x1 period: 1 addr: 0x0 event: x\n... FP chain: nr:1\n.....  0: 0000000000000001\n";
+  EXPECT_FALSE(dump(d, 2));
+  EXPECT_TRUE(dump(d, 3));
+  EXPECT_TRUE(dump(d + "forged line\n", 2));
+  EXPECT_TRUE(dump(d + "# warning: w\n0 0x68 [0x8]: PERF_RECORD_FINISHED_ROUND\n", 3));
+  EXPECT_TRUE(fails([&](auto* inv) { fuzz::CheckNoControlBytes("t", "a\tb\n", false, inv); }));
+  EXPECT_FALSE(fails([&](auto* inv) { fuzz::CheckNoControlBytes("t", "a\tb\n", true, inv); }));
 }
 
 }  // namespace

@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <algorithm>
-#include <regex>
 #include <map>
 #include <set>
 #include <string>
@@ -125,45 +124,16 @@ TEST_P(CallchainFolded, ScriptFoldedMatchesPerfScript) {
   for (const auto& [stack, n] : ours) sum += n;
   EXPECT_EQ(sum, samples) << "folded counts must sum to the sample count";
   std::map<std::string, long> ref = FoldPerfScript(perf.out, &error);
-  {
-    std::vector<Row> perf_rows, lens_rows;
-    for (const auto& [stack, n] : ref) perf_rows.push_back({{stack}, {std::to_string(n)}, ""});
-    for (const auto& [stack, n] : ours) lens_rows.push_back({{stack}, {std::to_string(n)}, ""});
-    RowsAgreement rows = CompareRows(perf_rows, lens_rows, {FieldKind::kStack});
-    live_.GateAgreement(Name() + " folded stacks (samples)", rows.Percent(), rows.Report(20));
-  }
+  std::vector<Row> perf_rows, lens_rows;
+  for (const auto& [stack, n] : ref) perf_rows.push_back({{stack}, {std::to_string(n)}, ""});
+  for (const auto& [stack, n] : ours) lens_rows.push_back({{stack}, {std::to_string(n)}, ""});
+  RowsAgreement rows = CompareRows(perf_rows, lens_rows, {FieldKind::kStack});
+  live_.GateAgreement(Name() + " folded stacks (samples)", rows.Percent(), rows.Report(20));
   EXPECT_EQ(error, "");
-  long agree = 0;
-  std::string diffs;
-  for (const auto& [stack, n] : ref) {
-    auto it = ours.find(stack);
-    long mine = it == ours.end() ? 0 : it->second;
-    agree += std::min(n, mine);
-    if (mine != n && diffs.size() < 3000)
-      diffs += "  perf " + std::to_string(n) + " perflens " + std::to_string(mine) + "  " + stack + "\n";
-  }
-  std::printf("[ folded ] %s: %zu stacks, %ld of %ld samples on the same stack as perf script\n",
-              Name().c_str(), ref.size(), agree, samples);
+  std::printf("[ folded ] %s: %ld samples, stacks: %s\n", Name().c_str(), samples, rows.Summary().c_str());
   // The only documented difference is PLT naming (see callchain_script_test.cc).
-  // perf 6.1 leaves an address in .plt unnamed ("[sort]": unknown symbol in /usr/bin/sort)
-  // where perflens says ".plt": such a stack counts when ours has it with ".plt" there.
-  auto named_plt_in_ours = [&](const std::string& stack) {
-    for (size_t open = stack.find('['); open != std::string::npos; open = stack.find('[', open + 1)) {
-      size_t close = stack.find(']', open);
-      if (close == std::string::npos) break;
-      bool whole_frame = (open == 0 || stack[open - 1] == ';') && (close + 1 == stack.size() || stack[close + 1] == ';');
-      if (!whole_frame || stack.compare(open, close - open + 1, "[unknown]") == 0) continue;
-      if (ours.count(stack.substr(0, open) + ".plt" + stack.substr(close + 1))) return true;
-    }
-    return false;
-  };
-  long plt = 0;
-  for (const auto& [stack, n] : ref)
-    if (!ours.count(stack) && (stack.find("@plt") != std::string::npos || stack.find("[libc.so.6]") != std::string::npos ||
-                               named_plt_in_ours(stack)))
-      plt += n;
-  EXPECT_GE(agree + plt, samples) << diffs << KeepOutputs("folded", perf.out, lens.out);
-  EXPECT_LE(plt, 8);
+  EXPECT_TRUE(rows.failures.empty()) << rows.Report(20) << KeepOutputs("folded", perf.out, lens.out);
+  EXPECT_LE(rows.AllowedWith(Difference::kPltNaming), 8) << rows.Report(20);
 
   // --folded-weight period: the same stacks weighted by period; they add up to the
   // total period perf prints as "# Event count".
@@ -186,50 +156,17 @@ class CallchainFoldedReport : public CallchainTest {
     std::string args = "report -i x.data --stdio -g " + graph + " " + mode;
     CommandResult perf = Perf(args);
     CommandResult lens = Perflens(args);
-    {
-      RowsAgreement rows = CompareRows(GraphRows(perf.out), GraphRows(lens.out), kGraphKinds);
-      live_.GateAgreement(Name() + " report -g " + graph + " " + mode + " entries", rows.RowPercent(),
-                          rows.Report(20));
-    }
+    RowsAgreement rows = CompareRows(GraphRows(perf.out), GraphRows(lens.out), kGraphKinds);
+    live_.GateAgreement(Name() + " report -g " + graph + " " + mode + " entries", rows.RowPercent(),
+                        rows.Report(20));
     ASSERT_EQ(perf.exit_code, 0) << perf.err;
     ASSERT_EQ(lens.exit_code, 0) << lens.err;
-    auto ref = ParseFoldedReport(perf.out), ours = ParseFoldedReport(lens.out);
-    size_t equal = 0, plt = 0;
-    std::string diffs;
-    for (auto& [entry, lines] : ref) {
-      auto it = ours.find(entry);
-      std::vector<std::string> a = lines, b = it == ours.end() ? std::vector<std::string>{} : it->second;
-      std::sort(a.begin(), a.end());  // lines with equal values come in tie order
-      std::sort(b.begin(), b.end());
-      // perf 6.1 leaves .plt addresses unnamed: its frame "0x7fe73f10b006" is perflens's
-      // ".plt" (README: deliberate differences).
-      auto plt_named = [](std::string l) {
-        static const std::regex raw_frame("(^|;| )0x[0-9a-f]+(?=;|$)");
-        return std::regex_replace(l, raw_frame, "$1.plt");
-      };
-      std::vector<std::string> a_plt;
-      for (const auto& l : a) a_plt.push_back(plt_named(l));
-      std::sort(a_plt.begin(), a_plt.end());
-      // An entry perflens does not print is never equal, even when perf prints no
-      // folded lines under it (a .plt row of a short-lived `cat`, a CI flake).
-      if (it != ours.end() && a == b) {
-        equal++;
-      } else if (entry.find("plt") != std::string::npos || entry.find("] 0x") != std::string::npos || a_plt == b ||
-                 [&] { for (auto& l : a) if (l.find("@plt") != std::string::npos) return true; return false; }()) {
-        plt++;
-      } else if (diffs.size() < 3000) {
-        diffs += "entry " + entry + "\n";
-      }
-    }
-    std::printf("[ folded ] %s report %s: %zu entries, %zu equal, %zu PLT naming\n", Name().c_str(),
-                mode.c_str(), ref.size(), equal, plt);
-    EXPECT_EQ(equal + plt, ref.size()) << diffs << KeepOutputs("report-folded" + mode, perf.out, lens.out);
-    // perf may split one .plt address into two rows (its raw ip and its map address);
-    // as in the graph test, the entry counts differ by at most the PLT-named entries.
-    EXPECT_LE(std::labs(static_cast<long>(ref.size()) - static_cast<long>(ours.size())), static_cast<long>(plt));
+    std::printf("[ folded ] %s report -g %s %s: %s\n", Name().c_str(), graph.c_str(), mode.c_str(),
+                rows.Summary().c_str());
+    EXPECT_TRUE(rows.failures.empty()) << rows.Report(20) << KeepOutputs("report-folded" + mode, perf.out, lens.out);
     // As in the graph test: PLT naming touches a few entries, more in forkexec's many
     // short-lived processes (up to ~8 of 400).
-    EXPECT_LE(plt, std::max<size_t>(4, ref.size() / 30));
+    EXPECT_LE(rows.AllowedWith(Difference::kPltNaming), std::max<long>(4, rows.perf_rows / 30)) << rows.Report(20);
   }
 };
 

@@ -1,6 +1,7 @@
 // Issue #4: `perflens script` (default fields) prints the same text as `perf script`,
-// line for line, on the call-graph recordings. The one documented difference is PLT
-// naming (scenario_util.h IsPltName): a callchain line at the same address and DSO
+// line for line, on the call-graph recordings (ScriptRows / CompareRows). The one
+// documented difference is PLT naming (scenario_util.h): a callchain line at the same
+// address and DSO
 // where perf 6.1 prints "[unknown]" (the .plt header) or a slot name taken in
 // .rela.plt order, and perflens ".plt+0x.." or the slot name in GOT order. Every other
 // line must be byte-identical.
@@ -13,74 +14,27 @@
 namespace perflens::scenario {
 namespace {
 
-// "\t           26006 [unknown] (/usr/lib/x86_64-linux-gnu/libc.so.6)" →
-// {"\t           26006 ", "[unknown]", " (/usr/...)"}: address part, symbol, DSO part.
-struct FrameLine {
-  std::string head, sym, dso;
-};
-bool SplitFrameLine(const std::string& line, FrameLine* f) {
-  if (line.empty() || line[0] != '\t') return false;
-  size_t addr = line.find_first_not_of(" \t");
-  size_t space = addr == std::string::npos ? addr : line.find(' ', addr);
-  size_t paren = line.rfind(" (");
-  if (space == std::string::npos || paren == std::string::npos || paren <= space) return false;
-  f->head = line.substr(0, space + 1);
-  f->sym = line.substr(space + 1, paren - space - 1);
-  f->dso = line.substr(paren);
-  return true;
-}
-
-// "name+0x1a" → "name"; "[unknown]" stays.
-std::string SymbolOf(const std::string& sym_off) {
-  size_t plus = sym_off.rfind("+0x");
-  return plus == std::string::npos ? sym_off : sym_off.substr(0, plus);
-}
-
-// The documented PLT difference between a perf line and a perflens line.
-bool IsPltDifference(const std::string& perf_line, const std::string& lens_line) {
-  FrameLine p, l;
-  if (!SplitFrameLine(perf_line, &p) || !SplitFrameLine(lens_line, &l)) return false;
-  if (p.head != l.head || p.dso != l.dso) return false;
-  bool perf_plt = p.sym == "[unknown]" || IsPltName(SymbolOf(p.sym));
-  return perf_plt && IsPltName(SymbolOf(l.sym));
-}
-
 class CallchainScript : public CallchainTest {};
 
 TEST_P(CallchainScript, IdenticalToPerfScript) {
   CommandResult perf = Perf("script -i x.data");
   CommandResult lens = Perflens("script -i x.data");
-  {
-    RowsAgreement rows = CompareRows(ScriptRows(perf.out), ScriptRows(lens.out), kScriptKinds);
-    live_.GateAgreement(Name() + " script lines", rows.RowPercent(), rows.Report(20));
-  }
+  RowsAgreement rows = CompareRows(ScriptRows(perf.out), ScriptRows(lens.out), kScriptKinds);
+  live_.GateAgreement(Name() + " script lines", rows.RowPercent(), rows.Report(20));
   ASSERT_EQ(perf.exit_code, 0) << perf.err;
   ASSERT_EQ(lens.exit_code, 0) << lens.err;
   std::vector<std::string> ref = SplitLines(perf.out), ours = SplitLines(lens.out);
-  size_t samples = 0, plt = 0, other = 0;
-  std::string first_diffs, plt_diffs;
-  for (size_t i = 0; i < std::max(ref.size(), ours.size()); ++i) {
-    const std::string& a = i < ref.size() ? ref[i] : "(end of output)";
-    const std::string& b = i < ours.size() ? ours[i] : "(end of output)";
-    if (i < ref.size() && !a.empty() && a[0] != '\t') samples++;
-    if (a == b) continue;
-    std::string at = "line " + std::to_string(i + 1) + "\n  perf:     " + a + "\n  perflens: " + b + "\n";
-    if (IsPltDifference(a, b)) {
-      plt++;
-      plt_diffs += at;
-    } else if (other++ < 5) {
-      first_diffs += at;
-    }
-  }
-  std::printf("[ script ] %s: %zu lines, %zu samples, %zu lines differ (%zu PLT naming)\n%s",
-              Name().c_str(), ref.size(), samples, plt + other, plt, plt_diffs.c_str());
+  size_t samples = 0;
+  for (const std::string& l : ref)
+    if (!l.empty() && l[0] != '\t') samples++;
+  std::printf("[ script ] %s: %zu samples, lines: %s\n", Name().c_str(), samples, rows.Summary().c_str());
   RecordProperty("lines", static_cast<int>(ref.size()));
-  RecordProperty("differing_lines", static_cast<int>(plt + other));
+  RecordProperty("differing_lines", static_cast<int>(rows.allowed.size() + rows.failures.size()));
   ASSERT_GT(samples, 50u) << "too few samples recorded";
-  std::string diff = other ? KeepOutputs("script", perf.out, lens.out) : "";
+  std::string diff = rows.failures.empty() ? "" : KeepOutputs("script", perf.out, lens.out);
   EXPECT_EQ(ref.size(), ours.size()) << diff;
-  EXPECT_EQ(other, 0u) << first_diffs << diff;
-  EXPECT_LE(plt, 8u) << "PLT naming differences should be rare";
+  EXPECT_TRUE(rows.failures.empty()) << rows.Report(20) << diff;
+  EXPECT_LE(rows.AllowedWith(Difference::kPltNaming), 8) << "PLT naming differences should be rare";
 
   // The recordings hold what each scenario is about: kernel frames under user frames
   // (syscalls), [vdso] frames (vdso), several threads (threads), several comms (forkexec).

@@ -32,7 +32,8 @@ class DwarfReaderTest : public ::testing::Test {
     CommandResult r = RunShell("cd " + dir_ + " && HOME=" + dir_ +
                                    " perf record -q -N --call-graph dwarf,4096 -F 1000 -o x.data ./hot 0.3",
                                dir_);
-    if (r.exit_code != 0) GTEST_SKIP() << "perf record --call-graph dwarf failed: " << r.err;
+    // perf records here (PerfUnavailableReason is empty): a failure now is a failure.
+    ASSERT_EQ(r.exit_code, 0) << "perf record --call-graph dwarf failed: " << r.err;
     live_.Start();
   }
   void TearDown() override {
@@ -91,9 +92,9 @@ TEST_F(DwarfReaderTest, SelfReportAgreesWithPerf) {
   RowsAgreement rows = CompareRows(SelfRows(perf.out), SelfRows(ours.out), kSelfKinds);
   live_.GateAgreement("dwarf self report samples", rows.Percent(), rows.Report(20));
   ASSERT_EQ(ours.exit_code, 0) << ours.err;
-  Agreement a = Compare(ParseReport(perf.out), ParseReport(ours.out));
-  EXPECT_EQ(a.perf_samples, a.perflens_samples);
-  EXPECT_GE(a.percent, 99.5) << a.worst;
+  std::printf("[ dwarf ] self report rows: %s\n", rows.Summary().c_str());
+  EXPECT_EQ(ParseReport(perf.out).TotalSamples(), ParseReport(ours.out).TotalSamples());
+  EXPECT_GE(rows.Percent(), 99.5) << rows.Report(20);
 }
 
 }  // namespace

@@ -119,41 +119,6 @@ long ParsedReport::Count(std::string_view comm, std::string_view dso,
   return total;
 }
 
-ParsedReport WithoutDso(const ParsedReport& report) {
-  ParsedReport out;
-  out.header_samples = report.header_samples;
-  for (const auto& [key, n] : report.samples) {
-    const auto& [ev, comm, dso, sym] = key;
-    out.samples[{ev, comm, "", sym}] += n;
-  }
-  return out;
-}
-
-Agreement Compare(const ParsedReport& perf, const ParsedReport& perflens) {
-  Agreement a;
-  a.perf_samples = perf.TotalSamples();
-  a.perflens_samples = perflens.TotalSamples();
-  std::map<RowKey, std::pair<long, long>> both;
-  for (const auto& [k, n] : perf.samples) both[k].first = n;
-  for (const auto& [k, n] : perflens.samples) both[k].second = n;
-  std::vector<std::pair<long, std::string>> diffs;
-  for (const auto& [k, pn] : both) {
-    a.agreeing += std::min(pn.first, pn.second);
-    if (pn.first != pn.second) {
-      const auto& [ev, comm, dso, sym] = k;
-      diffs.push_back({std::labs(pn.first - pn.second),
-                       "  perf " + std::to_string(pn.first) + "  perflens " +
-                           std::to_string(pn.second) + "  " + ev + " | " + comm + " | " +
-                           dso + " | " + sym + "\n"});
-    }
-  }
-  std::stable_sort(diffs.begin(), diffs.end(),
-                   [](const auto& x, const auto& y) { return x.first > y.first; });
-  for (size_t i = 0; i < diffs.size() && i < 10; i++) a.worst += diffs[i].second;
-  a.percent = a.perf_samples ? 100.0 * a.agreeing / a.perf_samples : 0;
-  return a;
-}
-
 }  // namespace perflens::scenario
 
 // ---- Call-graph comparisons (issue #4) ----
@@ -179,20 +144,6 @@ bool IsUnresolvedName(std::string_view sym) {
          sym.find_first_not_of("0123456789abcdef", 2) == std::string_view::npos;
 }
 
-// The key rows are matched by. A frame without symbol and without map takes the level
-// letter of the frame before it in the chain (perf's fill_callchain_info leaves
-// al->level as it was), so the row of one address carries the letter of whichever
-// sample created it. perf 6.1's --sort sym comparator (sort__sym_cmp: by ip when both
-// sides lack a symbol, by dso otherwise) is not transitive, so perf can split such an
-// address into rows with different letters ("[.] 0000000000000000" 11.57% and "[k] ..."
-// 1.65%; --sort dso,sym prints one row of 13.22%, as perflens does). Matching such
-// names without the letter lets the split-row rule below check the sum.
-static std::string MatchKey(const std::string& sym) {
-  if (IsUnresolvedName(sym) && StripSymPrefix(sym) != "[unknown]" && StripSymPrefix(sym).size() != sym.size())
-    return "[?] " + std::string(StripSymPrefix(sym));
-  return sym;
-}
-
 std::vector<std::string> SplitLines(std::string_view text) {
   std::vector<std::string> lines;
   std::istringstream in{std::string(text)};
@@ -216,109 +167,6 @@ std::vector<ChildrenRow> ParseChildrenTable(std::string_view text) {
   return rows;
 }
 
-static double Pct(const std::string& s) { return std::atof(s.c_str()); }
-
-ChildrenAgreement CompareChildren(const std::vector<ChildrenRow>& perf,
-                                  const std::vector<ChildrenRow>& perflens) {
-  ChildrenAgreement a;
-  std::map<std::string, std::vector<const ChildrenRow*>> ref, ours;
-  for (const auto& r : perf) ref[MatchKey(r.sym)].push_back(&r);
-  for (const auto& r : perflens) ours[MatchKey(r.sym)].push_back(&r);
-  bool lens_has_plt = false;
-  // Two different symbols can share a name (strncmp in ld-linux and in libc): when perf
-  // and perflens print the same multiset of rows for a name, the rows agree.
-  auto same_rows = [](const std::vector<const ChildrenRow*>& x, const std::vector<const ChildrenRow*>& y) {
-    if (x.size() != y.size()) return false;
-    std::vector<std::pair<std::string, std::string>> a1, b1;
-    for (const ChildrenRow* r : x) a1.push_back({r->children, r->self});
-    for (const ChildrenRow* r : y) b1.push_back({r->children, r->self});
-    std::sort(a1.begin(), a1.end());
-    std::sort(b1.begin(), b1.end());
-    return a1 == b1;
-  };
-  for (const auto& [sym, rows] : ours) {
-    auto r = ref.find(sym);
-    bool same_name_twice = r != ref.end() && same_rows(r->second, rows);
-    // Every DSO has its own .plt: perflens names each (perf prints their addresses).
-    if (rows.size() > 1 && !same_name_twice && !IsPltName(sym))
-      a.failures += "  perflens prints " + sym + " in several rows\n";
-    if (IsPltName(sym) && !ref.count(sym)) lens_has_plt = true;
-  }
-  for (const auto& [sym, rows] : ref) {
-    double children = 0, self = 0;
-    for (const ChildrenRow* r : rows) children += Pct(r->children), self += Pct(r->self);
-    if (children < 0.1) continue;
-    a.checked++;
-    auto it = ours.find(sym);
-    const ChildrenRow* mine = it == ours.end() ? nullptr : it->second.front();
-    std::string mine_text = mine ? mine->children + " | " + mine->self : "(none)";
-    if (rows.size() == 1 && mine && mine->children == rows[0]->children && mine->self == rows[0]->self) {
-      a.equal++;
-      continue;
-    }
-    if (rows.size() > 1 && it != ours.end() && same_rows(rows, it->second)) {
-      a.equal++;  // distinct symbols of one name, printed alike by both
-      continue;
-    }
-    if (rows.size() > 1 && mine) {
-      // perf 6.1 bug: one symbol split into rows; the sum of k values rounded to 0.01
-      // is within 0.005*k of the true value, perflens's within 0.005.
-      double tol = 0.005 * static_cast<double>(rows.size() + 1) + 1e-9;
-      if (std::abs(Pct(mine->children) - children) <= tol && std::abs(Pct(mine->self) - self) <= tol) {
-        a.merged++;
-        a.notes += "  perf split " + sym + " into " + std::to_string(rows.size()) + " rows (";
-        for (const ChildrenRow* r : rows) a.notes += r->children + "/" + r->self + " ";
-        a.notes += "), perflens prints the sum: " + mine_text + "\n";
-        continue;
-      }
-    }
-    std::string perf_text;
-    for (const ChildrenRow* r : rows) perf_text += r->children + " | " + r->self + "  ";
-    // perf 6.1 stretches the zero-size _init over .plt (README: PLT stubs).
-    if ((IsPltName(sym) || IsUnresolvedName(sym) || StripSymPrefix(sym) == "_init") && lens_has_plt) {
-      a.plt++;
-      a.notes += "  PLT naming (documented): perf " + perf_text + sym + ", perflens " + mine_text + "\n";
-      continue;
-    }
-    a.failures += "  perf " + perf_text + " perflens " + mine_text + "  " + sym + "\n";
-  }
-  for (const auto& [sym, rows] : ours)
-    if (!ref.count(sym) && Pct(rows.front()->children) >= 0.1 && !IsPltName(sym))
-      a.failures += "  perf (none)  perflens " + rows.front()->children + " | " + rows.front()->self +
-                    "  " + sym + "\n";
-  return a;
-}
-
-// Column of the first "--X.XX%--" in `line`, or npos.
-static size_t BranchColumn(const std::string& line) {
-  for (size_t p = line.find("--"); p != std::string::npos; p = line.find("--", p + 1)) {
-    size_t q = p + 2;
-    while (q < line.size() && (std::isdigit(static_cast<unsigned char>(line[q])) || line[q] == '.')) ++q;
-    if (q > p + 2 && line.compare(q, 3, "%--") == 0) return p;
-  }
-  return std::string::npos;
-}
-
-std::vector<std::string> GraphEntry::TopLevel() const {
-  size_t min_col = std::string::npos;
-  for (const auto& l : body) min_col = std::min(min_col, BranchColumn(l));
-  std::vector<std::string> top;
-  for (const auto& l : body)
-    if (min_col != std::string::npos && BranchColumn(l) == min_col) top.push_back(l.substr(min_col));
-  std::sort(top.begin(), top.end());
-  return top;
-}
-
-bool GraphEntry::MentionsPlt() const {
-  auto has = [](const std::string& s) {
-    return s.find("@plt") != std::string::npos || s.find(".plt") != std::string::npos;
-  };
-  if (has(line)) return true;
-  for (const auto& l : body)
-    if (has(l)) return true;
-  return false;
-}
-
 static bool IsEntryLine(const std::string& line) {
   size_t b = line.find_first_not_of(' ');
   if (b == 0 || b == std::string::npos || !std::isdigit(static_cast<unsigned char>(line[b]))) return false;
@@ -340,47 +188,6 @@ std::vector<GraphEntry> ParseGraph(std::string_view text) {
   for (auto& e : entries)
     while (!e.body.empty() && Trim(e.body.back()).empty()) e.body.pop_back();
   return entries;
-}
-
-GraphAgreement CompareGraphs(const std::vector<GraphEntry>& perf,
-                             const std::vector<GraphEntry>& perflens) {
-  GraphAgreement a;
-  a.perf_entries = static_cast<int>(perf.size());
-  std::multimap<std::string, const GraphEntry*> ours;
-  for (const auto& e : perflens) ours.emplace(e.line, &e);
-  std::map<std::pair<std::string, std::vector<std::string>>, int> unused;
-  for (const auto& e : perflens) unused[{e.line, e.body}]++;
-  for (const auto& e : perf) {
-    int& n = unused[{e.line, e.body}];
-    if (n > 0) a.identical++, n--;
-  }
-  for (const auto& e : perf) {
-    if (e.percent < 0.5) continue;
-    a.top_checked++;
-    auto [lo, hi] = ours.equal_range(e.line);
-    bool equal = false, lens_plt = false;
-    std::string mine = "(no entry with this line)\n";
-    for (auto it = lo; it != hi; ++it) {
-      if (it->second->TopLevel() == e.TopLevel()) equal = true;
-      lens_plt |= it->second->MentionsPlt();
-      mine.clear();
-      for (const auto& l : it->second->body) mine += l + "\n";
-    }
-    if (equal) {
-      a.top_equal++;
-      continue;
-    }
-    size_t sym_at = e.line.rfind("] ");
-    std::string sym = sym_at == std::string::npos ? "" : e.line.substr(sym_at + 2);
-    if (e.MentionsPlt() || lens_plt || (lo == hi && (IsPltName(sym) || IsUnresolvedName(sym)))) {
-      a.top_plt++;
-      continue;
-    }
-    std::string theirs;
-    for (const auto& l : e.body) theirs += l + "\n";
-    a.failures += "entry: " + e.line + "\n-- perf:\n" + theirs + "-- perflens:\n" + mine;
-  }
-  return a;
 }
 
 std::map<std::string, std::vector<std::string>> ParseFoldedReport(std::string_view text) {
@@ -504,6 +311,37 @@ std::string RowsAgreement::Report(size_t max_lines) const {
     if (n++ < max_lines) out += "  allowed: " + l + "\n";
   if (n > max_lines) out += "  ... (" + std::to_string(n - max_lines) + " more)\n";
   return out;
+}
+
+long RowsAgreement::AllowedWith(Difference d) const {
+  long n = 0;
+  const std::string name = DifferenceName(d);
+  for (const std::string& l : allowed) {
+    std::string_view kinds = std::string_view(l).substr(0, l.find(": perf "));
+    for (size_t start = 0;;) {
+      size_t comma = kinds.find(", ", start);
+      if (kinds.substr(start, comma == std::string_view::npos ? comma : comma - start) == name) {
+        ++n;
+        break;
+      }
+      if (comma == std::string_view::npos) break;
+      start = comma + 2;
+    }
+  }
+  return n;
+}
+
+std::string RowsAgreement::Summary() const {
+  std::string kinds;
+  for (Difference d : {Difference::kCommTruncation, Difference::kPltNaming, Difference::kUnresolvedLevel,
+                       Difference::kSplitRows})
+    if (long n = AllowedWith(d)) kinds += std::string(kinds.empty() ? "" : ", ") + DifferenceName(d) + " " + std::to_string(n);
+  char pct[32];
+  std::snprintf(pct, sizeof pct, "%.2f", RowPercent());
+  return std::to_string(perf_rows) + " perf rows (perflens " + std::to_string(lens_rows) + "), " +
+         std::to_string(agreeing_rows) + " agree (" + pct + "%), " + std::to_string(allowed.size()) +
+         " documented differences" + (kinds.empty() ? "" : " (" + kinds + ")") + ", " +
+         std::to_string(failures.size()) + " real differences";
 }
 
 RowsAgreement CompareRows(const std::vector<Row>& perf, const std::vector<Row>& lens,

@@ -3,6 +3,7 @@
 // measure how far two reports agree. Everything here is plain text in, values out.
 #pragma once
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <optional>
@@ -58,20 +59,7 @@ struct ParsedReport {
 // Parses report text; rows before any "# Samples:" line get the event "".
 ParsedReport ParseReport(std::string_view text);
 
-struct Agreement {
-  long perf_samples = 0;
-  long perflens_samples = 0;
-  long agreeing = 0;      // sum over keys of min(perf, perflens)
-  double percent = 0;     // agreeing / perf_samples * 100
-  std::string worst;      // the largest differences, one per line
-};
-
-Agreement Compare(const ParsedReport& perf, const ParsedReport& perflens);
-
-// The same rows with the dso field emptied (summed), to compare (comm, sym) only.
-ParsedReport WithoutDso(const ParsedReport& report);
-
-// ---- Call-graph comparisons (issue #4, callchain_*_test.cc) ----
+// ---- Call-graph text (issue #4, callchain_*_test.cc) ----
 
 // perf 6.1 vs perflens on PLT symbols, a documented difference: perf 6.1's
 // dso__synthesize_plt_symbols adds no symbol for the 16-byte .plt header (perf prints
@@ -91,38 +79,14 @@ struct ChildrenRow {
 };
 std::vector<ChildrenRow> ParseChildrenTable(std::string_view text);
 
-struct ChildrenAgreement {
-  int checked = 0;     // perf symbols with Children >= 0.1%
-  int equal = 0;       // of which perflens prints the same Children and Self
-  int merged = 0;      // of which perf split into several rows and perflens's value is the sum
-  int plt = 0;         // of which the PLT naming difference explains the mismatch
-  std::string notes;   // merged rows and PLT rows, one per line
-  std::string failures;  // real mismatches, one per line
-};
-ChildrenAgreement CompareChildren(const std::vector<ChildrenRow>& perf,
-                                  const std::vector<ChildrenRow>& perflens);
-
 // `report -g graph` text cut into entries: the entry line and the lines below it up to
 // the next entry (trailing blank lines dropped).
 struct GraphEntry {
   std::string line;    // "   100.00%     0.00%  callchain_vdso  libc.so.6  [.] main"
   double percent = 0;  // the first column (Children, or Overhead with --no-children)
   std::vector<std::string> body;
-  // The "--X.XX%--name" branches at the shallowest depth, sorted (perf orders equal
-  // percentages by rb-tree insertion, so the order of ties is not compared).
-  std::vector<std::string> TopLevel() const;
-  bool MentionsPlt() const;
 };
 std::vector<GraphEntry> ParseGraph(std::string_view text);
-
-struct GraphAgreement {
-  int perf_entries = 0, identical = 0;  // whole blocks equal, keyed by the entry line
-  int top_checked = 0, top_equal = 0;   // entries >= 0.5%: entry line and top level
-  int top_plt = 0;                      // of which explained by PLT naming
-  std::string failures;                 // top-level mismatches with both texts
-};
-GraphAgreement CompareGraphs(const std::vector<GraphEntry>& perf,
-                             const std::vector<GraphEntry>& perflens);
 
 // `perf report -g folded` per entry: the entry line and its "VALUE stack" lines.
 std::map<std::string, std::vector<std::string>> ParseFoldedReport(std::string_view text);
@@ -174,6 +138,11 @@ struct RowsAgreement {
   double Percent() const { return perf_weight > 0 ? 100.0 * agreeing_weight / perf_weight : 0; }
   double RowPercent() const { return perf_rows ? 100.0 * agreeing_rows / perf_rows : 0; }
   std::string Report(size_t max_lines = 20) const;  // allowed + failures, for printing
+  // Allowed lines (matched perflens rows) that used documented difference `d`.
+  long AllowedWith(Difference d) const;
+  // One line for printing: "R perf rows, A agree (X%), N documented differences
+  // (PLT naming 2, split rows 1), F real differences".
+  std::string Summary() const;
 };
 
 // Matches perf's rows to perflens's: first rows with identical key, values and body;
@@ -227,6 +196,23 @@ class LiveDifferences {
   void Gate(bool ok, const std::string& what) {
     if (!ok) gates_.push_back(what);
   }
+  // A setup step (building the test program, `perf record`) is not a difference from
+  // perf: the failures `step` reports (its ASSERT_*s) gate like Gate(false, ...), so
+  // the test fails. The reporters are left alone, so an ASSERT_* still returns from
+  // the step and ASSERT_NO_FATAL_FAILURE around the caller still stops the test.
+  template <typename Step>
+  void Setup(Step&& step) {
+    const int before = results_ ? results_->size() : 0;
+    step();
+    if (!results_) return;  // not intercepting: the failures were reported as usual
+    for (int i = before; i < results_->size(); ++i) {
+      const ::testing::TestPartResult& r = results_->GetTestPartResult(i);
+      if (!r.failed()) continue;
+      setup_failures_.push_back(i);
+      Gate(false, std::string("setup failed (") + (r.file_name() ? r.file_name() : "?") + ":" +
+                      std::to_string(r.line_number()) + "): " + r.message());
+    }
+  }
   void GateAgreement(const std::string& what, double percent, const std::string& details) {
     std::printf("[ live ] %s: %.2f%% agree with perf\n", what.c_str(), percent);
     Gate(percent >= kLiveMinAgreementPercent,
@@ -237,11 +223,13 @@ class LiveDifferences {
     reporter_.reset();
     for (int i = 0; i < results_->size(); ++i) {
       const ::testing::TestPartResult& r = results_->GetTestPartResult(i);
+      if (std::find(setup_failures_.begin(), setup_failures_.end(), i) != setup_failures_.end()) continue;
       if (r.failed())
         std::printf("[ live difference ] %s:%d\n%s\n", r.file_name() ? r.file_name() : "?",
                     r.line_number(), r.message());
     }
     results_.reset();
+    setup_failures_.clear();
     for (const std::string& g : gates_) ADD_FAILURE() << g;
     gates_.clear();
   }
@@ -250,6 +238,7 @@ class LiveDifferences {
   std::optional<::testing::TestPartResultArray> results_;
   std::optional<::testing::ScopedFakeTestPartResultReporter> reporter_;
   std::vector<std::string> gates_;
+  std::vector<int> setup_failures_;  // indices in results_ reported through gates_
 };
 
 }  // namespace perflens::scenario
