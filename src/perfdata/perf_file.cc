@@ -147,7 +147,7 @@ Result<std::unique_ptr<PerfFile>> PerfFile::FromStream(int fd, const std::string
     r.size = size;
     r.data = head.data() + pos;
     r.file_offset = pos;
-    f->ApplyStreamHeaderRecord(r, false, &ignored);
+    f->ApplyHeaderRecord(r, false, &ignored);
     pos += size;
   }
   f->stream_header_end_ = pos;
@@ -157,7 +157,7 @@ Result<std::unique_ptr<PerfFile>> PerfFile::FromStream(int fd, const std::string
   return f;
 }
 
-void PerfFile::ApplyStreamHeaderRecord(const RecordView& r, bool after_header, ReadStats* stats) {
+void PerfFile::ApplyHeaderRecord(const RecordView& r, bool after_header, ReadStats* stats) {
   switch (r.type) {
     case kRecordHeaderAttr:
       if (after_header) {
@@ -168,7 +168,8 @@ void PerfFile::ApplyStreamHeaderRecord(const RecordView& r, bool after_header, R
         return;
       }
       AddHeaderAttr(r);
-      IndexIds();
+      if (!evsels_.empty())  // index the new evsel's ids (IndexIds per attr is quadratic)
+        for (uint64_t id : evsels_.back().ids) id_to_evsel_.emplace(id, evsels_.back().index);
       return;
     case kRecordHeaderFeature:
       if (r.size >= 16) {
@@ -393,6 +394,7 @@ Status PerfFile::ParsePipeHeader() {
   data_size_ = file_.size() - kPipeHeaderSize;
   const uint8_t* p = file_.data();
   uint64_t pos = data_offset_, end = file_.size();
+  ReadStats ignored;
   while (pos + 8 <= end) {
     RecordView r;
     r.type = loader_.U32(p + pos);
@@ -403,24 +405,9 @@ Status PerfFile::ParsePipeHeader() {
     if (r.size < 8 || r.size > end - pos) break;  // ReadRecords reports it
     uint64_t extra = 0;
     switch (r.type) {
-      case kRecordHeaderAttr: AddHeaderAttr(r); break;
+      case kRecordHeaderAttr:
       case kRecordHeaderFeature:
-        if (r.size >= 16) {
-          uint64_t feat = loader_.U64(p + pos + 8);
-          if (feat < kFeatMaxBits) {
-            env_.features_present.push_back(static_cast<int>(feat));
-            Status s = ParseFeature(static_cast<int>(feat), {p + pos + 16, r.size - 16u}, loader_, &env_);
-            if (!s) env_.warnings.push_back(fmt::format("feature {} at offset {:#x}: {}", FeatureName(static_cast<int>(feat)), pos, s.error().message));
-          }
-        }
-        break;
-      case kRecordHeaderBuildId: {
-        BuildIdEvent b;
-        size_t sz;
-        if (DecodeBuildIdEntry(r.data, r.size, loader_, &b, &sz))
-          env_.build_ids.push_back({b.misc, b.pid, b.build_id, std::string(b.filename)});
-        break;
-      }
+      case kRecordHeaderBuildId: ApplyHeaderRecord(r, false, &ignored); break;
       case kRecordHeaderTracingData:
         if (r.size >= 12) extra = loader_.U32(p + pos + 8);
         break;
@@ -933,7 +920,7 @@ Status PerfFile::ReadRecords(const RecordCallback& cb, ReadStats* stats) {
     uint64_t extra = 0;
     if (r.type == kRecordAuxtrace && r.size >= 16) extra = ld.U64(r.data + 8);
     if (r.type == kRecordHeaderTracingData && r.size >= 12) extra = ld.U32(r.data + 8);
-    if (r.type >= 64 && r.file_offset >= stream_header_end_) ApplyStreamHeaderRecord(r, true, stats);
+    if (r.type >= 64 && r.file_offset >= stream_header_end_) ApplyHeaderRecord(r, true, stats);
     dispatch(r);
     pos += r.size;
     // Trailing payloads (AUX data, tracing data) are not kept: skipped as they arrive.

@@ -164,10 +164,11 @@ class PerfFile {
   void ApplyIdIndex(const RecordView& r);
   void FinishEvsels();
 
-  // A header record of a stream (HEADER_ATTR, FEATURE, BUILD_ID, EVENT_UPDATE): applied
-  // when it arrives. After the first kernel record, a new attr is refused (consumers
-  // size their tables by evsels()) with a warning.
-  void ApplyStreamHeaderRecord(const RecordView& r, bool after_header, ReadStats* stats);
+  // A pipe-mode header record (HEADER_ATTR, FEATURE, BUILD_ID, EVENT_UPDATE), applied
+  // by the pre-scan of a pipe-format file and as a stream delivers it. After a
+  // stream's first kernel record (`after_header`), a new attr is refused with a
+  // warning (consumers size their tables by evsels()).
+  void ApplyHeaderRecord(const RecordView& r, bool after_header, ReadStats* stats);
 
   MappedFile file_;
   ReaderOptions options_;

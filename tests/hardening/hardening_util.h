@@ -126,6 +126,19 @@ inline uint64_t Get(const std::vector<uint8_t>& b, size_t at) {
 }
 inline void Put(std::vector<uint8_t>& b, size_t at, uint64_t v) { std::memcpy(b.data() + at, &v, 8); }
 
+// A file-mode header with `nr` zeroed attrs of `attr_size` bytes at offset 104, and
+// `tail` more zero bytes after them; the data section starts at the end (empty).
+inline std::vector<uint8_t> AttrsOnlyFile(uint64_t nr, uint64_t attr_size, uint64_t tail = 0) {
+  std::vector<uint8_t> b(104 + nr * attr_size + tail, 0);
+  std::memcpy(b.data(), "PERFILE2", 8);
+  Put(b, 8, 104);
+  Put(b, kAttrSize, attr_size);
+  Put(b, kAttrsOff, 104);
+  Put(b, kAttrsSize, nr * attr_size);
+  Put(b, kDataOff, b.size());
+  return b;
+}
+
 inline std::vector<uint8_t> SmallFile() { return OneSampleInMap("/nonexistent/app"); }
 
 inline std::string OpenError(std::vector<uint8_t> b) {

@@ -102,17 +102,7 @@ TEST(HostileHeaderTest, AuxtraceTrailingSizeNearU64Max) {
 // The most attrs perflens reads (65536 80-byte attrs of zeros, no ids): linear time and
 // memory. One more is refused (2M attrs took 2 GB; see reliability_test.cc).
 TEST(HostileHeaderTest, ManyAttrs) {
-  auto file_of = [](uint64_t nr) {
-    constexpr uint64_t kSize = 80;
-    std::vector<uint8_t> b(104 + nr * kSize, 0);
-    std::memcpy(b.data(), "PERFILE2", 8);
-    Put(b, 8, 104);
-    Put(b, kAttrSize, kSize);
-    Put(b, kAttrsOff, 104);
-    Put(b, kAttrsSize, nr * kSize);
-    Put(b, kDataOff, b.size());
-    return b;
-  };
+  auto file_of = [](uint64_t nr) { return AttrsOnlyFile(nr, 80); };
   constexpr uint64_t kNr = 1 << 16;
   auto f = PerfFile::FromBytes(MappedFile::FromBuffer(file_of(kNr)));
   ASSERT_TRUE(f.ok()) << f.error().message;

@@ -15,13 +15,7 @@ using testutil::PerfDataWriter;
 // 224 KiB file. perf writes disjoint ids sections, so their total is bounded by the file.
 TEST(ReaderFixesTest, IdsSectionsAddUpToMoreThanTheFile) {
   constexpr uint64_t kNr = 2000, kSize = 80, kIds = 64 << 10;
-  std::vector<uint8_t> b(104 + kNr * kSize + kIds, 0);
-  std::memcpy(b.data(), "PERFILE2", 8);
-  Put(b, 8, 104);
-  Put(b, kAttrSize, kSize);
-  Put(b, kAttrsOff, 104);
-  Put(b, kAttrsSize, kNr * kSize);
-  Put(b, kDataOff, b.size());
+  std::vector<uint8_t> b = AttrsOnlyFile(kNr, kSize, kIds);
   const uint64_t ids_off = 104 + kNr * kSize;
   for (uint64_t i = 0; i < kNr; ++i) {
     Put(b, 104 + i * kSize + 64, ids_off);

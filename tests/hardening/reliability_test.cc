@@ -447,15 +447,7 @@ TEST(ReliabilityTest, HeaderSectionsCannotAmplifyMemory) {
   }
 
   // 2M attrs of 80 bytes: refused with the count.
-  constexpr uint64_t kNr = 2'000'000, kSize = 80;
-  std::vector<uint8_t> b(104 + kNr * kSize, 0);
-  std::memcpy(b.data(), "PERFILE2", 8);
-  Put(b, 8, 104);
-  Put(b, kAttrSize, kSize);
-  Put(b, kAttrsOff, 104);
-  Put(b, kAttrsSize, kNr * kSize);
-  Put(b, kDataOff, b.size());
-  EXPECT_EQ(OpenError(b), "<memory>: attrs section at 0x68 holds 2000000 attrs, more than the 65536 events perflens reads");
+  EXPECT_EQ(OpenError(AttrsOnlyFile(2'000'000, 80)), "<memory>: attrs section at 0x68 holds 2000000 attrs, more than the 65536 events perflens reads");
 }
 
 // Finding 6: the input truncated while perflens reads it (here: script blocked on a
