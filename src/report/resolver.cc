@@ -28,15 +28,16 @@ bool StartLocation(uint16_t cpumode, uint64_t ip, AddrLocation* al) {
 
 }  // namespace
 
-void Resolver::LookupMap(Thread* thread, uint16_t cpumode, uint64_t ip, AddrLocation* al) {
-  const Maps* maps = machine_->MapsFor(thread, cpumode);
+void Resolver::LookupMap(const Maps* maps, uint64_t ip, AddrLocation* al) {
   if (!maps) return;
+  // Kernel and user frames alternate in a chain: one slot for each address space kind.
+  LastMap& last = last_map_[maps == &machine_->kernel_maps() ? 1 : 0];
   const Map* map;
-  if (last_map_.maps_id == maps->id() && last_map_.generation == maps->generation() && last_map_.map->Contains(ip)) {
-    map = last_map_.map;
+  if (last.maps_id == maps->id() && last.generation == maps->generation() && last.map->Contains(ip)) {
+    map = last.map;
   } else {
     map = maps->Find(ip);
-    if (map) last_map_ = {maps->id(), maps->generation(), map};
+    if (map) last = {maps->id(), maps->generation(), map};
   }
   if (map && map->dso) {
     al->dso = map->dso;
@@ -46,7 +47,7 @@ void Resolver::LookupMap(Thread* thread, uint16_t cpumode, uint64_t ip, AddrLoca
 
 AddrLocation Resolver::ResolveMap(Thread* thread, uint16_t cpumode, uint64_t ip) {
   AddrLocation al;
-  if (StartLocation(cpumode, ip, &al)) LookupMap(thread, cpumode, ip, &al);
+  if (StartLocation(cpumode, ip, &al)) LookupMap(machine_->MapsFor(thread, cpumode), ip, &al);
   return al;
 }
 
@@ -61,7 +62,7 @@ AddrLocation Resolver::Resolve(Thread* thread, uint16_t cpumode, uint64_t ip) {
   size_t h = (ip * 0x9E3779B97F4A7C15ULL ^ id * 0xC2B2AE3D27D4EB4FULL) >> 51;
   LocationSlot& slot = locations_[h & (locations_.size() - 1)];
   if (slot.maps_id == id && slot.generation == generation && slot.ip == ip) return slot.al;
-  LookupMap(thread, cpumode, ip, &al);
+  LookupMap(maps, ip, &al);
   if (al.dso) al.sym = FindSymbol(al.dso, al.addr);
   slot = {id, generation, ip, al};
   return al;

@@ -36,7 +36,7 @@ class Resolver {
 
  private:
   // The map holding `ip`: sets al->dso and al->addr (Map::MapIp) when there is one.
-  void LookupMap(Thread* thread, uint16_t cpumode, uint64_t ip, AddrLocation* al);
+  void LookupMap(const Maps* maps, uint64_t ip, AddrLocation* al);
 
   Machine* machine_;
   Symbolizer* symbolizer_;
@@ -62,7 +62,7 @@ class Resolver {
     uint64_t generation = 0;
     const Map* map = nullptr;
   };
-  LastMap last_map_;
+  std::array<LastMap, 2> last_map_{};  // [0] user, [1] kernel
 };
 
 }  // namespace perflens
