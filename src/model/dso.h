@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/build_id.h"
+#include "base/text_escape.h"
 
 namespace perflens {
 
@@ -47,7 +48,7 @@ class Dso {
   // perf's short name: basename for files, the bracketed name for special DSOs. For
   // printing only, so control bytes are already escaped.
   const std::string& short_name() const { return short_name_; }
-  void set_short_name(std::string name) { short_name_ = std::move(name); }
+  void set_short_name(std::string_view name) { short_name_ = EscapeControl(name); }
   DsoKind kind() const { return kind_; }
   bool is_kernel() const { return kind_ == DsoKind::kKernel || kind_ == DsoKind::kKernelModule || kind_ == DsoKind::kKsymbol; }
 
