@@ -33,6 +33,25 @@ std::string TypeLabel(uint32_t type) {
   return fmt::format("{} (type {})", RecordTypeName(type), type);
 }
 
+// The record whose 8-byte header is at `p`, found at `file_offset`.
+RecordView ViewAt(const Loader& ld, const uint8_t* p, uint64_t file_offset) {
+  RecordView r;
+  r.type = ld.U32(p);
+  r.misc = ld.U16(p + 4);
+  r.size = ld.U16(p + 6);
+  r.data = p;
+  r.file_offset = file_offset;
+  return r;
+}
+
+// Payload bytes that follow `r` outside header.size: AUXTRACE data, and in pipe mode
+// the tracing data of HEADER_TRACING_DATA.
+uint64_t TrailingBytes(const Loader& ld, const RecordView& r, bool pipe) {
+  if (r.type == kRecordAuxtrace && r.size >= 16) return ld.U64(r.data + 8);
+  if (r.type == kRecordHeaderTracingData && pipe && r.size >= 12) return ld.U32(r.data + 8);
+  return 0;
+}
+
 }  // namespace
 
 bool HeaderEnv::Has(int feature) const {
@@ -138,15 +157,8 @@ Result<std::unique_ptr<PerfFile>> PerfFile::FromStream(int fd, const std::string
     more = FillTo(fd, &head, pos + size, name);
     if (!more) return more.error();
     if (!*more) break;
-    uint64_t extra = 0;
-    if (type == kRecordHeaderTracingData && size >= 12) extra = f->loader_.U32(head.data() + pos + 8);
-    if (extra) break;  // tracing data can be megabytes: ReadRecords skips it
-    RecordView r;
-    r.type = type;
-    r.misc = f->loader_.U16(head.data() + pos + 4);
-    r.size = size;
-    r.data = head.data() + pos;
-    r.file_offset = pos;
+    RecordView r = ViewAt(f->loader_, head.data() + pos, pos);
+    if (TrailingBytes(f->loader_, r, true)) break;  // tracing data can be megabytes: ReadRecords skips it
     f->ApplyHeaderRecord(r, false, &ignored);
     pos += size;
   }
@@ -190,15 +202,7 @@ void PerfFile::ApplyHeaderRecord(const RecordView& r, bool after_header, ReadSta
         env_.build_ids.push_back({b.misc, b.pid, b.build_id, std::string(b.filename)});
       return;
     }
-    case kRecordEventUpdate: {
-      ApplyEventUpdate(r);
-      if (after_header) {
-        // Names are final once FinishEvsels ran: escape the new one as it did.
-        for (Evsel& ev : evsels_)
-          if (HasControlChars(ev.name)) ev.name = EscapeControl(ev.name);
-      }
-      return;
-    }
+    case kRecordEventUpdate: ApplyEventUpdate(r); return;
     default: return;
   }
 }
@@ -396,26 +400,11 @@ Status PerfFile::ParsePipeHeader() {
   uint64_t pos = data_offset_, end = file_.size();
   ReadStats ignored;
   while (pos + 8 <= end) {
-    RecordView r;
-    r.type = loader_.U32(p + pos);
-    r.misc = loader_.U16(p + pos + 4);
-    r.size = loader_.U16(p + pos + 6);
-    r.data = p + pos;
-    r.file_offset = pos;
+    RecordView r = ViewAt(loader_, p + pos, pos);
     if (r.size < 8 || r.size > end - pos) break;  // ReadRecords reports it
-    uint64_t extra = 0;
-    switch (r.type) {
-      case kRecordHeaderAttr:
-      case kRecordHeaderFeature:
-      case kRecordHeaderBuildId: ApplyHeaderRecord(r, false, &ignored); break;
-      case kRecordHeaderTracingData:
-        if (r.size >= 12) extra = loader_.U32(p + pos + 8);
-        break;
-      case kRecordAuxtrace:
-        if (r.size >= 16) extra = loader_.U64(p + pos + 8);
-        break;
-      default: break;
-    }
+    if (r.type == kRecordHeaderAttr || r.type == kRecordHeaderFeature || r.type == kRecordHeaderBuildId)
+      ApplyHeaderRecord(r, false, &ignored);
+    const uint64_t extra = TrailingBytes(loader_, r, true);
     if (extra > end - pos - r.size) break;
     pos += r.size + extra;
   }
@@ -423,18 +412,11 @@ Status PerfFile::ParsePipeHeader() {
   IndexIds();
   pos = data_offset_;
   while (pos + 8 <= end) {
-    RecordView r;
-    r.type = loader_.U32(p + pos);
-    r.misc = loader_.U16(p + pos + 4);
-    r.size = loader_.U16(p + pos + 6);
-    r.data = p + pos;
-    r.file_offset = pos;
+    RecordView r = ViewAt(loader_, p + pos, pos);
     if (r.size < 8 || r.size > end - pos) break;
-    uint64_t extra = 0;
     if (r.type == kRecordEventUpdate) ApplyEventUpdate(r);
     else if (r.type == kRecordIdIndex) ApplyIdIndex(r);
-    else if (r.type == kRecordHeaderTracingData && r.size >= 12) extra = loader_.U32(p + pos + 8);
-    else if (r.type == kRecordAuxtrace && r.size >= 16) extra = loader_.U64(p + pos + 8);
+    const uint64_t extra = TrailingBytes(loader_, r, true);
     if (extra > end - pos - r.size) break;
     pos += r.size + extra;
   }
@@ -474,7 +456,8 @@ void PerfFile::ApplyEventUpdate(const RecordView& r) {
   if (!BoundedString(r.data + 24, r.size - 24u, &name)) return;
   // Through the id index: scanning every id of every attr per record is quadratic.
   auto it = id_to_evsel_.find(id);
-  if (it != id_to_evsel_.end()) evsels_[it->second].name = std::string(name);
+  // Escaped here, as FinishEvsels does, since a stream applies names after it.
+  if (it != id_to_evsel_.end()) evsels_[it->second].name = EscapeControl(name);
 }
 
 void PerfFile::ApplyIdIndex(const RecordView& r) {
@@ -750,12 +733,7 @@ Status PerfFile::ReadRecords(const RecordCallback& cb, ReadStats* stats) {
         const uint8_t* chunk = pool.data(id);
         size_t q = 0;
         while (q < pos) {
-          RecordView in;
-          in.type = ld.U32(chunk + q);
-          in.misc = ld.U16(chunk + q + 4);
-          in.size = ld.U16(chunk + q + 6);
-          in.data = chunk + q;
-          in.file_offset = r.file_offset;
+          RecordView in = ViewAt(ld, chunk + q, r.file_offset);
           in.compressed = true;
           in.chunk = id;
           q += in.size;
@@ -813,12 +791,7 @@ Status PerfFile::ReadRecords(const RecordCallback& cb, ReadStats* stats) {
         stats->stopped = Err("{} trailing bytes at offset {:#x} do not hold a record header", end - pos, pos);
         break;
       }
-      RecordView r;
-      r.type = ld.U32(p + pos);
-      r.misc = ld.U16(p + pos + 4);
-      r.size = ld.U16(p + pos + 6);
-      r.data = p + pos;
-      r.file_offset = pos;
+      RecordView r = ViewAt(ld, p + pos, pos);
       if (r.size < 8) {
         stats->stopped = Err("bad record size {} at offset {:#x} ({}); stopped reading", r.size, pos, TypeLabel(r.type));
         break;
@@ -828,9 +801,7 @@ Status PerfFile::ReadRecords(const RecordCallback& cb, ReadStats* stats) {
                              pos, r.size, end - pos);
         break;
       }
-      uint64_t extra = 0;  // payload that follows the record outside header.size
-      if (r.type == kRecordAuxtrace && r.size >= 16) extra = ld.U64(p + pos + 8);
-      if (r.type == kRecordHeaderTracingData && pipe_mode_ && r.size >= 12) extra = ld.U32(p + pos + 8);
+      const uint64_t extra = TrailingBytes(ld, r, pipe_mode_);
       if (extra > end - pos - r.size) {
         stats->stopped = Err("{} at offset {:#x} announces {} bytes of trailing data past the end of the file",
                              TypeLabel(r.type), pos, extra);
@@ -895,10 +866,7 @@ Status PerfFile::ReadRecords(const RecordCallback& cb, ReadStats* stats) {
         stats->stopped = Err("{} trailing bytes at offset {:#x} do not hold a record header", filled - pos, base + pos);
       break;
     }
-    RecordView r;
-    r.type = ld.U32(buf + pos);
-    r.misc = ld.U16(buf + pos + 4);
-    r.size = ld.U16(buf + pos + 6);
+    RecordView r = ViewAt(ld, buf + pos, base + pos);
     if (r.size < 8) {
       stats->stopped = Err("bad record size {} at offset {:#x} ({}); stopped reading", r.size, base + pos,
                            TypeLabel(r.type));
@@ -914,12 +882,9 @@ Status PerfFile::ReadRecords(const RecordCallback& cb, ReadStats* stats) {
                            TypeLabel(r.type), base + pos, r.size, filled - pos);
       break;
     }
-    r.data = buf + pos;
-    r.file_offset = base + pos;
+    r.data = buf + pos;  // ensure() may have moved the bytes to a new chunk
     r.chunk = cur;
-    uint64_t extra = 0;
-    if (r.type == kRecordAuxtrace && r.size >= 16) extra = ld.U64(r.data + 8);
-    if (r.type == kRecordHeaderTracingData && r.size >= 12) extra = ld.U32(r.data + 8);
+    uint64_t extra = TrailingBytes(ld, r, true);
     if (r.type >= 64 && r.file_offset >= stream_header_end_) ApplyHeaderRecord(r, true, stats);
     dispatch(r);
     pos += r.size;
