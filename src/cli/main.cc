@@ -27,7 +27,6 @@ void FlushOut(std::string* s) {
   s->clear();
 }
 
-ReaderOptions g_reader;  // -f/--force of whichever subcommand runs
 
 int Fail(const Error& e) {
   PrintError(e.message);
@@ -44,7 +43,7 @@ struct ReportArgs {
   ReportOptions options;
 };
 
-int RunReport(ReportArgs& a) {
+int RunReport(ReportArgs& a, const ReaderOptions& reader) {
   ReportOptions& o = a.options;
   if (a.children) o.children = true;
   if (a.no_children) o.children = false;
@@ -57,7 +56,7 @@ int RunReport(ReportArgs& a) {
   o.symbols = SplitCommas(a.symbols);
   if (!ParseIds(a.pids, &o.pids)) return Fail(Error{"--pid takes comma-separated process ids"});
   if (!ParseIds(a.tids, &o.tids)) return Fail(Error{"--tid takes comma-separated thread ids"});
-  auto file = OpenInput(a.input, g_reader);
+  auto file = OpenInput(a.input, reader);
   if (!file) return Fail(file.error());
   auto report = Report::Create(file->get(), o);
   if (!report) return Fail(report.error());
@@ -79,6 +78,7 @@ int RunReport(ReportArgs& a) {
 int main(int argc, char** argv) {
   using namespace perflens;
   InstallSigbusHandler();
+  ReaderOptions reader;  // -f/--force of whichever subcommand runs
   CLI::App app{"perflens: fast, correct perf.data reports"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "perflens 0.1 (reads perf.data as perf 6.1 reports it)");
@@ -113,41 +113,41 @@ int main(int argc, char** argv) {
   AddListOption(report, "--pid", &ra.pids, "Only these process ids");  // perf's -p is --parent
   AddListOption(report, "--tid", &ra.tids, "Only these thread ids");
   AddSymbolOptions(report, &ra.options.symbolize);
-  AddForceOption(report, &g_reader);
+  AddForceOption(report, &reader);
 
   std::string header_input = "perf.data";
   bool header_full = false;
   CLI::App* header = app.add_subcommand("header", "Header information, as perf report --header-only");
-  AddForceOption(header, &g_reader);
+  AddForceOption(header, &reader);
   header->add_option("-i,--input", header_input, "Input file");
   header->add_flag("-I,--header-full", header_full, "Show topology details");
 
   std::string dump_input = "perf.data";
   CLI::App* dump = app.add_subcommand("dump", "One line per record, as perf report -D");
-  AddForceOption(dump, &g_reader);
+  AddForceOption(dump, &reader);
   dump->add_option("-i,--input", dump_input, "Input file");
 
   std::string stats_input = "perf.data";
   CLI::App* stats = app.add_subcommand("stats", "Record counts, as perf report --stats");
-  AddForceOption(stats, &g_reader);
+  AddForceOption(stats, &reader);
   stats->add_option("-i,--input", stats_input, "Input file");
 
   std::string bid_input = "perf.data";
   CLI::App* bidlist = app.add_subcommand("buildid-list", "Build-ids recorded in the file, as perf buildid-list");
-  AddForceOption(bidlist, &g_reader);
+  AddForceOption(bidlist, &reader);
   bidlist->add_option("-i,--input", bid_input, "Input file");
 
-  CommandRunner run_script = RegisterScriptCommand(&app, &g_reader);
+  CommandRunner run_script = RegisterScriptCommand(&app, &reader);
 
   CLI11_PARSE(app, argc, argv);
   ra.options.sort_given = report->count("--sort") > 0;
   if (app.got_subcommand("script")) return run_script();
   if (*report) {
     ra.bare_call_graph = call_graph_opt->count() > 0 && ra.call_graph.empty();
-    return RunReport(ra);
+    return RunReport(ra, reader);
   }
   if (*header) {
-    auto file = OpenInput(header_input, g_reader);
+    auto file = OpenInput(header_input, reader);
     if (!file) return Fail(file.error());
     HeaderFormatOptions ho;
     ho.full = header_full;
@@ -155,7 +155,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (*dump) {
-    auto file = OpenInput(dump_input, g_reader);
+    auto file = OpenInput(dump_input, reader);
     if (!file) return Fail(file.error());
     std::string out;
     Status st = DumpRecords(**file, &out, FlushOut);
@@ -163,7 +163,7 @@ int main(int argc, char** argv) {
     return st ? 0 : Fail(st.error());
   }
   if (*stats) {
-    auto file = OpenInput(stats_input, g_reader);
+    auto file = OpenInput(stats_input, reader);
     if (!file) return Fail(file.error());
     std::string out;
     Status st = PrintStats(**file, &out);
@@ -171,7 +171,7 @@ int main(int argc, char** argv) {
     return st ? 0 : Fail(st.error());
   }
   if (*bidlist) {
-    auto file = OpenInput(bid_input, g_reader);
+    auto file = OpenInput(bid_input, reader);
     if (!file) return Fail(file.error());
     if ((*file)->streaming()) {
       // A stream's HEADER_BUILD_ID records come at its end.
