@@ -14,8 +14,8 @@
 #include "model/machine.h"
 #include "model/maps.h"
 #include "perfdata/perf_event.h"
-#include "report/callchain.h"
-#include "report/resolver.h"
+#include "session/callchain.h"
+#include "session/resolver.h"
 #include "symbolize/symbol_table.h"
 #include "symbolize/symbolizer.h"
 

@@ -69,9 +69,6 @@ class Dso {
   };
   std::vector<InlineSymbol> inline_symbols;
 
-  // Set once any sample resolved into this DSO (perf's dso->hit).
-  bool hit = false;
-
  private:
   int id_;
   std::string long_name_;

@@ -18,7 +18,7 @@ namespace perflens {
 struct ChainFrame {
   const Dso* dso = nullptr;
   const Symbol* sym = nullptr;
-  uint64_t ip = 0;  // raw ip (printed when unresolved)
+  uint64_t ip = 0;  // the entry's raw ip (runtime address; printed when unresolved)
   bool SameFunction(const ChainFrame& o) const {
     if (dso != o.dso) return false;
     if (sym && o.sym) return sym->start == o.sym->start;

@@ -8,6 +8,7 @@
 
 #include "perfdata/perf_event.h"
 #include "report/text_buffer.h"
+#include "session/dso_name.h"
 
 namespace perflens {
 namespace {
@@ -40,9 +41,6 @@ constexpr uint32_t kDefaultFields = kFieldComm | kFieldTid | kFieldTime | kField
 // perf's event-type prefixes of -F ("sw:comm,tid"); perflens applies fields to all types.
 constexpr std::string_view kTypePrefixes[] = {"hw", "sw", "trace", "raw", "synth", "breakpoint"};
 
-bool Contains(const std::vector<std::string>& list, std::string_view s) {
-  return std::find(list.begin(), list.end(), s) != list.end();
-}
 
 // Room PutSymbol needs: the name or "[unknown]", and "+0x" with 16 hex digits.
 size_t SymbolBound(const AddrLocation& al) { return (al.sym ? al.sym->name.size() : 9) + 3 + 16; }
@@ -51,42 +49,18 @@ size_t SymbolBound(const AddrLocation& al) { return (al.sym ? al.sym->name.size(
 char* PutSymbol(char* p, const AddrLocation& al, bool with_offset) {
   if (!al.sym) return PutStr(p, "[unknown]");
   p = PutStr(p, al.sym->name);
-  if (with_offset) p = PutHex(PutStr(p, "+0x"), al.addr - al.sym->start);
+  if (with_offset) p = PutHex(PutStr(p, "+0x"), al.dso_addr - al.sym->start);
   return p;
 }
 
-// Room PutDsoName needs.
+// Room PutDso needs for `dso`'s name.
 size_t DsoNameBound(const Dso* dso) { return dso ? dso->printable_long_name().size() + 2 : 9; }
 
-// perf's dso->name: the recorded path for files, but "[name]" for a kernel module
-// first seen in an MMAP (kmod_path__parse_name: basename without ".ko[.gz|.xz|.zst]",
-// '-' → '_'), e.g. /lib/modules/3.8.11/kernel/drivers/net/usb/usbnet.ko → [usbnet].
-// A module listed in the recorded build-id table keeps its path (perf creates its dso
-// from the table, by path, before the MMAP).
-char* PutDsoName(char* p, const Dso* dso) {
-  if (!dso) return PutStr(p, "[unknown]");
-  std::string_view name = dso->printable_long_name();
-  if (dso->kind() != DsoKind::kKernelModule || !dso->build_id().empty() || name.empty() || name[0] == '[')
-    return PutStr(p, name);
-  size_t slash = name.rfind('/');
-  if (slash != std::string_view::npos) name.remove_prefix(slash + 1);
-  size_t ko = name.find(".ko");
-  if (ko != std::string_view::npos) name = name.substr(0, ko);
-  *p++ = '[';
-  for (char c : name) *p++ = c == '-' ? '_' : c;
-  *p++ = ']';
-  return p;
-}
-
 // map__fprintf_dsoname.
-char* PutDso(char* p, const AddrLocation& al) {
-  p = PutDsoName(PutStr(p, " ("), al.dso);
+char* PutDso(char* p, const AddrLocation& al, std::string* scratch) {
+  p = PutStr(PutStr(p, " ("), ScriptDsoName(al.dso, scratch));
   *p++ = ')';
   return p;
-}
-
-void AppendSanitized(std::string_view s, char from, char to, std::string* out) {
-  for (char c : s) out->push_back(c == from ? to : c);
 }
 
 }  // namespace
@@ -166,150 +140,102 @@ Result<uint32_t> ResolveScriptFields(const ScriptFieldSpec& spec, const Evsel& e
   return fields;
 }
 
-void FoldedStacks::Add(std::string_view comm, std::span<const AddrLocation> callee_first, uint64_t weight) {
-  key_.clear();
-  for (char c : comm) key_.push_back(c == ' ' ? '_' : c == ';' ? ':' : c);
-  for (auto it = callee_first.rbegin(); it != callee_first.rend(); ++it) {
-    const AddrLocation& al = *it;
-    key_.push_back(';');
-    if (al.sym) {
-      AppendSanitized(al.sym->name, ';', ':', &key_);
-    } else if (al.dso) {
-      // stackcollapse-perf: an unknown symbol is named after the basename of the DSO
-      // name perf script prints.
-      scratch_.resize(DsoNameBound(al.dso));
-      std::string_view name(scratch_.data(), PutDsoName(scratch_.data(), al.dso) - scratch_.data());
-      size_t slash = name.rfind('/');
-      if (slash != std::string_view::npos) name.remove_prefix(slash + 1);
-      key_.push_back('[');
-      AppendSanitized(name, ';', ':', &key_);
-      key_.push_back(']');
-    } else {
-      key_.append("[unknown]");
-    }
-    if (al.dso && al.dso->is_kernel()) key_.append("_[k]");
-  }
-  auto found = stacks_.find(std::string_view(key_));
-  if (found == stacks_.end()) found = stacks_.emplace(key_, 0).first;
-  found->second += weight;
-  total_ += weight;
-}
-
-void FoldedStacks::Print(std::string* out) const {
-  std::vector<const std::pair<const std::string, uint64_t>*> sorted;
-  sorted.reserve(stacks_.size());
-  for (const auto& entry : stacks_) sorted.push_back(&entry);
-  std::sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
-  for (const auto* entry : sorted) fmt::format_to(std::back_inserter(*out), "{} {}\n", entry->first, entry->second);
-}
-
 Result<std::unique_ptr<Script>> Script::Create(PerfFile* file, const ScriptOptions& options) {
   std::unique_ptr<Script> s(new Script());
-  s->file_ = file;
-  s->options_ = options;
   auto spec = ParseScriptFields(options.fields);
   if (!spec) return spec.error();
-  s->folded_mode_ = spec->folded;
+  const bool folded = spec->folded;
   bool use_callchain = false;
   for (const Evsel& ev : file->evsels())
     if (ev.attr.sample_type & kSampleCallchain) use_callchain = !options.hide_call_graph;
   // perf keeps fields per event type and checks them against the first evsel of that
   // type only (perf_session__check_output_opt), e.g. not against a trailing dummy event.
   std::vector<std::pair<uint32_t, uint32_t>> by_type;  // attr.type → fields
+  std::vector<uint32_t> fields;
+  std::vector<bool> chains;
+  SessionOptions so;
   for (const Evsel& ev : file->evsels()) {
-    uint32_t fields = 0;
+    uint32_t f = 0;
     auto seen = std::find_if(by_type.begin(), by_type.end(), [&](const auto& p) { return p.first == ev.attr.type; });
     if (seen != by_type.end()) {
-      fields = seen->second;
-    } else if (!s->folded_mode_) {
-      auto f = ResolveScriptFields(*spec, ev);
-      if (!f) return f.error();
-      fields = *f;
-      by_type.emplace_back(ev.attr.type, fields);
+      f = seen->second;
+    } else if (!folded) {
+      auto resolved = ResolveScriptFields(*spec, ev);
+      if (!resolved) return resolved.error();
+      f = *resolved;
+      by_type.emplace_back(ev.attr.type, f);
     }
-    s->fields_.push_back(fields);
-    s->evsel_chain_.push_back(use_callchain && (ev.attr.sample_type & kSampleCallchain));
-    if (s->evsel_chain_.back() && !s->folded_mode_) s->frame_lines_.resize(kFrameLines);
-    s->name_width_ = std::max(s->name_width_, ev.name.size());
+    const bool chain = use_callchain && (ev.attr.sample_type & kSampleCallchain);
+    fields.push_back(f);
+    chains.push_back(chain);
+    // Resolved: folded, the chain or the ip; printed, what the ip field prints.
+    if (folded) so.needs.push_back({!chain, chain});
+    else so.needs.push_back({(f & kFieldIp) && !chain, (f & kFieldIp) && chain});
   }
-
-  const HeaderEnv& env = file->env();
-  SymbolizeOptions so = options.symbolize;
-  if (so.recorded_osrelease.empty() && env.osrelease) so.recorded_osrelease = *env.osrelease;
-  if (so.recorded_arch.empty() && env.arch) so.recorded_arch = *env.arch;
-  s->machine_ = std::make_unique<Machine>(env.arch.value_or(""));
-  s->machine_->AddBuildIds(env.build_ids);
-  s->symbolizer_ = std::make_unique<Symbolizer>(so, s->machine_.get());
-  s->resolver_ = std::make_unique<Resolver>(s->machine_.get(), s->symbolizer_.get());
-  if (file->SamplesKernel()) s->symbolizer_->PrefetchKernelSymbols();  // read beside the records
+  so.symbolize = options.symbolize;
+  so.filter.comms = options.comms;
+  so.filter.pids = options.pids;
+  so.filter.tids = options.tids;
+  so.max_stack = options.max_stack;
+  // Printed as each sample is resolved: the names are those of that moment.
+  so.consumer_thread = false;
+  s->session_ = Session::Open(file, std::move(so));
+  s->folded_ = std::make_unique<FoldedConsumer>(options.folded_weight_period);
+  if (folded) {
+    s->session_->AddConsumer(s->folded_.get());
+  } else {
+    s->writer_ = std::make_unique<ScriptWriter>(*file, std::move(fields), std::move(chains), &s->write_);
+    s->session_->AddConsumer(s->writer_.get());
+  }
   return s;
 }
 
+Script::~Script() = default;
+
 Status Script::Run(const WriteFn& write) {
-  TextBuffer out(kFlushBytes + (64 << 10));
-  Status st = file_->ReadRecords(
-      [&](const RecordView& r) {
-        if (r.type == kRecordSample) {
-          ProcessSample(r, &out);
-          if (out.size() >= kFlushBytes) {
-            write(out.view());
-            out.clear();
-          }
-        } else {
-          machine_->ProcessRecord(*file_, r);
-        }
-      },
-      &read_stats_);
-  if (out.size()) write(out.view());
+  write_ = write;
+  Status st = session_->Run();
   if (!st) return st;
-  if (folded_mode_) {
+  if (!writer_) {
     std::string text;
-    folded_.Print(&text);
+    folded_->stacks().Print(&text);
     write(text);
   }
   return st;
 }
 
-bool Script::Filtered(const Thread* thread) const {
-  const ScriptOptions& o = options_;
-  if (!o.comms.empty() && !Contains(o.comms, thread->comm())) return true;
-  if (!o.pids.empty() && std::find(o.pids.begin(), o.pids.end(), thread->pid()) == o.pids.end()) return true;
-  if (!o.tids.empty() && std::find(o.tids.begin(), o.tids.end(), thread->tid()) == o.tids.end()) return true;
-  return false;
+std::vector<std::string> Script::SummaryLines() const {
+  std::vector<std::string> lines;
+  const auto& c = counters();
+  c.AppendSummary(&lines);
+  if (c.nr_bad_callchains)
+    lines.push_back(fmt::format("{} callchains with guest/unknown context markers printed empty", c.nr_bad_callchains));
+  for (auto& p : session_->symbolizer().Problems()) lines.push_back(p);
+  return lines;
 }
 
-void Script::ProcessSample(const RecordView& r, TextBuffer* out) {
-  Sample& s = sample_;  // reused: DecodeSample resets it
-  const Evsel* ev = nullptr;
-  if (!counters_.Parse(*file_, r, &s, &ev)) return;
-  Thread* thread = machine_->FindOrCreateThread(s.pid, s.tid);
-  if (Filtered(thread)) {
-    ++counters_.nr_filtered;
-    return;
-  }
-  const bool has_chain = evsel_chain_[ev->index];
-  if (folded_mode_) {
-    fold_frames_.clear();
-    if (has_chain) {
-      if (!ResolveCallchain(*resolver_, thread, s.callchain, options_.max_stack, &frames_))
-        ++counters_.nr_bad_callchains;
-      for (const CallchainFrame& f : frames_) fold_frames_.push_back(f.al);
-    } else {
-      fold_frames_.push_back(resolver_->Resolve(thread, s.cpumode(), s.ip));
-    }
-    folded_.Add(thread->comm(), fold_frames_, options_.folded_weight_period ? s.period : 1);
-    return;
-  }
-  AddrLocation al;
-  if ((fields_[ev->index] & kFieldIp) && !has_chain) al = resolver_->Resolve(thread, s.cpumode(), s.ip);
-  PrintSample(s, *ev, thread, al, has_chain, out);
+ScriptWriter::ScriptWriter(const PerfFile& file, std::vector<uint32_t> fields, std::vector<bool> chains,
+                           const WriteFn* write)
+    : file_(file), fields_(std::move(fields)), chains_(std::move(chains)), write_(write),
+      out_(std::make_unique<TextBuffer>(kFlushBytes + (64 << 10))) {
+  for (const Evsel& ev : file.evsels()) name_width_ = std::max(name_width_, ev.name.size());
+  if (std::find(chains_.begin(), chains_.end(), true) != chains_.end()) frame_lines_.resize(kFrameLines);
 }
 
-void Script::PrintSample(const Sample& s, const Evsel& ev, Thread* thread, const AddrLocation& al,
-                         bool has_chain, TextBuffer* out) {
-  const uint32_t f = fields_[ev.index];
-  const bool chain = has_chain && (f & kFieldIp);
-  const std::string& comm = thread->comm();
+ScriptWriter::~ScriptWriter() = default;
+
+void ScriptWriter::Finish() {
+  if (out_->size()) (*write_)(out_->view());
+  out_->clear();
+}
+
+void ScriptWriter::OnSample(const ResolvedSample& s) {
+  const Evsel& ev = file_.evsels()[s.evsel];
+  const uint32_t f = fields_[s.evsel];
+  const bool chain = chains_[s.evsel] && (f & kFieldIp);
+  const AddrLocation& al = s.location;
+  TextBuffer* out = out_.get();
+  const std::string& comm = *s.comm;
   // perf_sample__fprintf_start. The bound: every field at its widest, with the line
   // of a sample without callchain.
   char* p = out->Reserve(comm.size() + std::max(name_width_, ev.name.size()) + 160 +
@@ -318,7 +244,7 @@ void Script::PrintSample(const Sample& s, const Evsel& ev, Thread* thread, const
     p = chain ? PutStr(p, comm) : PutStrRight(p, comm, 16);
     *p++ = ' ';
   }
-  const int pid = static_cast<int>(s.pid), tid = static_cast<int>(s.tid);
+  const int pid = static_cast<int>(s.sample_pid), tid = static_cast<int>(s.tid);
   if ((f & kFieldPid) && (f & kFieldTid)) {
     p = PutIntRight(p, pid, 5);
     *p++ = '/';
@@ -341,82 +267,66 @@ void Script::PrintSample(const Sample& s, const Evsel& ev, Thread* thread, const
   if (f & kFieldEvent) p = PutStr(PutStrRight(p, ev.name, name_width_), ": ");
 
   if (f & kFieldIp) {
-    const bool sym = f & kFieldSym, symoff = f & kFieldSymOff, dso = f & kFieldDso;
     if (chain) {
-      // sample__fprintf_callchain: one line per frame; a corrupt chain prints none.
+      // sample__fprintf_callchain: one line per frame; a corrupt chain has none.
       *p++ = '\n';
       out->Commit(p);
-      const size_t frames_start = out->size();
-      if (!WalkCallchain(s.callchain, options_.max_stack, false,
-                         [&](uint64_t ip, uint16_t cpumode, bool) { PrintFrame(thread, cpumode, ip, f, out); })) {
-        out->Truncate(frames_start);
-        ++counters_.nr_bad_callchains;
-      }
+      for (const CallchainFrame& frame : s.callchain) PrintFrame(frame, f);
       p = out->Reserve(1);
     } else {
       *p++ = ' ';
       p = PutHex(p, s.ip, 16);
-      if (sym) {
+      if (f & kFieldSym) {
         *p++ = ' ';
-        p = PutSymbol(p, al, symoff);
+        p = PutSymbol(p, al, f & kFieldSymOff);
       }
-      if (dso) p = PutDso(p, al);
+      if (f & kFieldDso) p = PutDso(p, al, &scratch_);
     }
   }
   *p++ = '\n';
   out->Commit(p);
+  if (out->size() >= kFlushBytes) {
+    (*write_)(out->view());
+    out->clear();
+  }
 }
 
-void Script::PrintFrame(Thread* thread, uint16_t cpumode, uint64_t ip, uint32_t f, TextBuffer* out) {
+void ScriptWriter::PrintFrame(const CallchainFrame& frame, uint32_t f) {
   static_assert(kFieldSymOff == kFieldSym << 1 && kFieldDso == kFieldSym << 2);
-  const auto line_fields = static_cast<uint8_t>((f / kFieldSym) & 7);
-  FrameLine* line = nullptr;
-  uint64_t maps_id = 0, generation = 0;
-  if (const Maps* maps = machine_->MapsFor(thread, cpumode)) {
-    maps_id = maps->id();
-    generation = maps->generation();
-    size_t h = (ip * 0x9E3779B97F4A7C15ULL ^ maps_id * 0xC2B2AE3D27D4EB4FULL) >> 50;
-    line = &frame_lines_[h & (kFrameLines - 1)];
-    if (line->maps_id == maps_id && line->generation == generation && line->ip == ip &&
-        line->fields == line_fields) {
-      // A fixed-size copy (the room is reserved) is a few vector moves; a
-      // variable-size one became `rep movs`, slow for ~80 bytes.
-      char* p = out->Reserve(sizeof(line->text));
-      memcpy(p, line->text, sizeof(line->text));
-      out->Commit(p + line->size);
-      return;
-    }
+  const auto line_fields = static_cast<uint8_t>(((f / kFieldSym) & 7) | 0x80);
+  const AddrLocation& al = frame.al;
+  TextBuffer* out = out_.get();
+  size_t h = (frame.ip * 0x9E3779B97F4A7C15ULL ^ al.dso_addr * 0xC2B2AE3D27D4EB4FULL) >> 50;
+  FrameLine* line = &frame_lines_[h & (kFrameLines - 1)];
+  if (line->ip == frame.ip && line->dso_addr == al.dso_addr && line->dso == al.dso && line->sym == al.sym &&
+      line->fields == line_fields) {
+    // A fixed-size copy (the room is reserved) is a few vector moves; a
+    // variable-size one became `rep movs`, slow for ~80 bytes.
+    char* p = out->Reserve(sizeof(line->text));
+    memcpy(p, line->text, sizeof(line->text));
+    out->Commit(p + line->size);
+    return;
   }
-  const AddrLocation al = resolver_->Resolve(thread, cpumode, ip);
   char* const start = out->Reserve(24 + SymbolBound(al) + DsoNameBound(al.dso));
   char* p = start;
   *p++ = '\t';
-  p = PutHex(p, al.dso && !al.dso->is_kernel() ? al.addr : ip, 16);
+  p = PutHex(p, al.dso && !al.dso->is_kernel() ? al.dso_addr : frame.ip, 16);
   if (f & kFieldSym) {
     *p++ = ' ';
     p = PutSymbol(p, al, f & kFieldSymOff);
   }
-  if (f & kFieldDso) p = PutDso(p, al);
+  if (f & kFieldDso) p = PutDso(p, al, &scratch_);
   *p++ = '\n';
   out->Commit(p);
   const size_t size = static_cast<size_t>(p - start);
-  if (!line || size > sizeof(line->text)) return;
-  line->maps_id = maps_id;
-  line->generation = generation;
-  line->ip = ip;
+  if (size > sizeof(line->text)) return;
+  line->ip = frame.ip;
+  line->dso_addr = al.dso_addr;
+  line->dso = al.dso;
+  line->sym = al.sym;
   line->fields = line_fields;
   line->size = static_cast<uint8_t>(size);
   memcpy(line->text, start, size);
-}
-
-std::vector<std::string> Script::SummaryLines() const {
-  std::vector<std::string> lines;
-  const auto& c = counters_;
-  c.AppendSummary(&lines);
-  if (c.nr_bad_callchains)
-    lines.push_back(fmt::format("{} callchains with guest/unknown context markers printed empty", c.nr_bad_callchains));
-  for (auto& p : symbolizer_->Problems()) lines.push_back(p);
-  return lines;
 }
 
 }  // namespace perflens

@@ -1,7 +1,7 @@
 // Script: `perf script` for sample events — reads the file in perf's order, rebuilds the
 // Machine, resolves each sample (and its callchain) and prints one block per sample with
 // perf 6.1's layout (builtin-script.c process_event, evsel_fprintf.c); or, with
-// `-F folded`, aggregates the stacks into flamegraph "folded" lines (FoldedStacks).
+// `-F folded`, aggregates the stacks into flamegraph "folded" lines (export/folded.h).
 //
 // Addresses printed: the sample line shows the raw ip; callchain lines show
 // Map::MapIp(ip) for user DSOs (perf: "binary offset for userspace") and the raw ip for
@@ -18,12 +18,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "model/machine.h"
+#include "export/folded.h"
 #include "perfdata/perf_file.h"
-#include "report/callchain.h"
-#include "report/resolver.h"
-#include "report/sample_counts.h"
-#include "symbolize/symbolizer.h"
+#include "session/session.h"
 
 namespace perflens {
 
@@ -71,91 +68,76 @@ struct ScriptOptions {
   SymbolizeOptions symbolize;
 };
 
-// Folded stacks ("comm;caller;...;leaf weight"), aggregated and printed sorted by stack
-// text, as FlameGraph's stackcollapse-perf.pl. Frame names: the symbol (';' → ':'); an
-// unresolved frame is "[basename of dso]" or "[unknown]"; kernel frames get "_[k]".
-// The comm has ' ' → '_'. Usable by any caller that has a comm and resolved frames.
-class FoldedStacks {
- public:
-  // `callee_first`: the resolved frames as perf delivers them (leaf first).
-  void Add(std::string_view comm, std::span<const AddrLocation> callee_first, uint64_t weight);
-  // Appends "stack weight\n" lines sorted by stack (byte order).
-  void Print(std::string* out) const;
-  uint64_t total_weight() const { return total_; }
-  size_t size() const { return stacks_.size(); }
+using ScriptCounters = SessionCounters;
 
- private:
-  struct Hash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  std::unordered_map<std::string, uint64_t, Hash, std::equal_to<>> stacks_;
-  std::string key_;      // scratch, reused
-  std::string scratch_;  // scratch, reused
-  uint64_t total_ = 0;
-};
-
-struct ScriptCounters : SampleCounts {
-  uint64_t nr_filtered = 0;        // dropped by --comms/--pid/--tid
-  uint64_t nr_bad_callchains = 0;  // corrupt chains (printed with no frames, as perf)
-};
-
-class Script {
+// The per-sample text of perf script as a session consumer (runs on the resolving
+// thread: it prints what the sample resolved to when it was read).
+class ScriptWriter : public SampleConsumer {
  public:
   static constexpr size_t kFlushBytes = 1 << 16;
-  // Receives the text in order, in chunks of about kFlushBytes.
   using WriteFn = std::function<void(std::string_view)>;
+  // `fields` and `chains` per evsel (chains: callchain lines are printed).
+  ScriptWriter(const PerfFile& file, std::vector<uint32_t> fields, std::vector<bool> chains, const WriteFn* write);
+  ~ScriptWriter() override;
+  void OnSample(const ResolvedSample& s) override;
+  void Finish() override;  // writes what is buffered
 
+ private:
+  // One callchain line ("\t%16lx sym+0x%lx (dso)\n", per `fields`), from frame_lines_
+  // when it was printed before.
+  void PrintFrame(const CallchainFrame& f, uint32_t fields);
+
+  const PerfFile& file_;
+  std::vector<uint32_t> fields_;   // per evsel
+  std::vector<bool> chains_;       // per evsel
+  size_t name_width_ = 0;
+  const WriteFn* write_;
+  std::unique_ptr<TextBuffer> out_;
+  std::string scratch_;
+  // Callchain lines repeat (fp.data: 2.9M lines, 10K distinct), so the text of recent
+  // ones is kept, direct-mapped by what decides it: (ip, dso, dso_addr, symbol,
+  // fields). Lines longer than `text` are printed uncached.
+  struct FrameLine {
+    uint64_t ip = 0;
+    uint64_t dso_addr = 0;
+    const Dso* dso = nullptr;
+    const Symbol* sym = nullptr;
+    uint8_t fields = 0;  // the sym/symoff/dso bits, shifted down, | 0x80; 0: empty
+    uint8_t size = 0;
+    char text[94] = {};  // 128 bytes a slot  // copied whole on a hit: keep the tail initialized
+  };
+  static constexpr size_t kFrameLines = 8192;
+  std::vector<FrameLine> frame_lines_;  // kFrameLines when callchains are printed
+};
+
+// `perf script`'s front-end: the fields per evsel resolved against the file, a Session
+// that resolves what they print, and a ScriptWriter (or, with -F folded, the folded
+// stacks of export/folded.h) consuming it.
+class Script {
+ public:
+  static constexpr size_t kFlushBytes = ScriptWriter::kFlushBytes;
+  // Receives the text in order, in chunks of about kFlushBytes.
+  using WriteFn = ScriptWriter::WriteFn;
+
+  ~Script();
   // Errors: bad -F, or a requested field the recording lacks.
   static Result<std::unique_ptr<Script>> Create(PerfFile* file, const ScriptOptions& options);
 
   // Reads every record and hands the text to `write`. Folded lines come at the end.
   Status Run(const WriteFn& write);
 
-  const ScriptCounters& counters() const { return counters_; }
-  const ReadStats& read_stats() const { return read_stats_; }
-  const FoldedStacks& folded() const { return folded_; }
+  const ScriptCounters& counters() const { return session_->counters(); }
+  const ReadStats& read_stats() const { return session_->read_stats(); }
+  const FoldedStacks& folded() const { return folded_->stacks(); }
   std::vector<std::string> SummaryLines() const;
 
  private:
   Script() = default;
-  void ProcessSample(const RecordView& r, TextBuffer* out);
-  void PrintSample(const Sample& s, const Evsel& ev, Thread* thread, const AddrLocation& al,
-                   bool has_chain, TextBuffer* out);
-  // One callchain line ("\t%16lx sym+0x%lx (dso)\n", per `fields`), from frame_lines_
-  // when it was printed before.
-  void PrintFrame(Thread* thread, uint16_t cpumode, uint64_t ip, uint32_t fields, TextBuffer* out);
-  bool Filtered(const Thread* thread) const;
 
-  PerfFile* file_ = nullptr;
-  ScriptOptions options_;
-  bool folded_mode_ = false;
-  std::vector<uint32_t> fields_;       // per evsel
-  std::vector<bool> evsel_chain_;      // per evsel: callchains shown
-  size_t name_width_ = 0;
-  std::unique_ptr<Machine> machine_;
-  std::unique_ptr<Symbolizer> symbolizer_;
-  std::unique_ptr<Resolver> resolver_;
-  // Callchain lines repeat (fp.data: 2.9M lines, 10K distinct), so the text of recent
-  // ones is kept, direct-mapped by (Maps::id, Maps::generation, ip, fields): the same
-  // state of the same address space resolves an ip the same way. Lines longer than
-  // `text` are printed uncached.
-  struct FrameLine {
-    uint64_t maps_id = 0;  // 0: empty
-    uint64_t generation = 0;
-    uint64_t ip = 0;
-    uint8_t fields = 0;  // the sym/symoff/dso bits, shifted down
-    uint8_t size = 0;
-    char text[102] = {};  // copied whole on a hit: keep the tail initialized
-  };
-  static constexpr size_t kFrameLines = 8192;
-  std::vector<FrameLine> frame_lines_;  // kFrameLines when callchains are printed
-  Sample sample_;                        // the sample being printed
-  std::vector<CallchainFrame> frames_;   // reused per sample
-  std::vector<AddrLocation> fold_frames_;  // reused per sample
-  FoldedStacks folded_;
-  ScriptCounters counters_;
-  ReadStats read_stats_;
+  WriteFn write_;
+  std::unique_ptr<Session> session_;
+  std::unique_ptr<ScriptWriter> writer_;
+  std::unique_ptr<FoldedConsumer> folded_;  // -F folded (always set, empty otherwise)
 };
 
 }  // namespace perflens

@@ -15,7 +15,7 @@
 
 #include "base/mapped_file.h"
 #include "report/report.h"
-#include "report/sample_sums.h"
+#include "session/sample_sums.h"
 #include "report/stdio_printer.h"
 #include "testutil/perf_data_writer.h"
 

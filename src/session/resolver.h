@@ -1,5 +1,5 @@
 // Resolver: turns (thread, cpumode, ip) into perf's addr_location — the map's Dso, the
-// address inside it (Map::MapIp), the symbol and the level character ('k', '.', 'H') —
+// address inside it (dso_addr, Map::MapIp), the symbol and the level character ('k', '.', 'H') —
 // through the Machine and the Symbolizer (spec B4). Callchains repeat the same frames, so
 // it holds two small direct-mapped caches: (address space state, ip) → the whole result,
 // and, behind it, (dso, addr) → symbol, which also serves other processes mapping the
@@ -14,9 +14,13 @@
 
 namespace perflens {
 
+// Address spaces (model/map.h): `ip` is the runtime address in the process; dso_addr is
+// where the Dso's symbol table keys it (Map::MapIp): the DSO file offset for file-backed
+// maps (ip - start + pgoff), ip - module start for kernel modules, the ip itself for
+// identity maps (the kernel, JIT maps, KSYMBOL, anonymous memory).
 struct AddrLocation {
   Dso* dso = nullptr;            // nullptr: no map ("[unknown]")
-  uint64_t addr = 0;             // MapIp(ip) when a map was found, else ip
+  uint64_t dso_addr = 0;         // Map::MapIp(ip) when a map was found, else ip
   const Symbol* sym = nullptr;   // nullptr: unresolved
   char level = '.';              // 'k' kernel, '.' user, 'g'/'u' guest, 'H' hypervisor/unknown
   uint16_t cpumode = 0;          // the cpumode the lookup used
@@ -31,11 +35,11 @@ class Resolver {
   // Resolve without the symbol (sym stays nullptr) and without the location cache:
   // for callers that look the symbol up later (FindSymbol).
   AddrLocation ResolveMap(Thread* thread, uint16_t cpumode, uint64_t ip);
-  // The symbol at `addr` (Map::MapIp space) in `dso`, through the (dso, addr) cache.
-  const Symbol* FindSymbol(Dso* dso, uint64_t addr);
+  // The symbol at `dso_addr` in `dso`, through the (dso, dso_addr) cache.
+  const Symbol* FindSymbol(Dso* dso, uint64_t dso_addr);
 
  private:
-  // The map holding `ip`: sets al->dso and al->addr (Map::MapIp) when there is one.
+  // The map holding `ip`: sets al->dso and al->dso_addr (Map::MapIp) when there is one.
   void LookupMap(const Maps* maps, uint64_t ip, AddrLocation* al);
 
   Machine* machine_;
@@ -51,7 +55,7 @@ class Resolver {
   std::array<LocationSlot, 8192> locations_{};
   struct CacheSlot {
     const Dso* dso = nullptr;
-    uint64_t addr = 0;
+    uint64_t dso_addr = 0;
     const Symbol* sym = nullptr;
   };
   std::array<CacheSlot, 4096> cache_{};

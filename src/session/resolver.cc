@@ -1,13 +1,13 @@
-#include "report/resolver.h"
+#include "session/resolver.h"
 
 namespace perflens {
 
-const Symbol* Resolver::FindSymbol(Dso* dso, uint64_t addr) {
-  size_t h = (addr * 0x9E3779B97F4A7C15ULL ^ static_cast<uint64_t>(dso->id()) * 0xC2B2AE3D27D4EB4FULL) >> 52;
+const Symbol* Resolver::FindSymbol(Dso* dso, uint64_t dso_addr) {
+  size_t h = (dso_addr * 0x9E3779B97F4A7C15ULL ^ static_cast<uint64_t>(dso->id()) * 0xC2B2AE3D27D4EB4FULL) >> 52;
   CacheSlot& slot = cache_[h & (cache_.size() - 1)];
-  if (slot.dso == dso && slot.addr == addr) return slot.sym;
-  const Symbol* sym = symbolizer_->Find(*dso, addr);
-  slot = {dso, addr, sym};
+  if (slot.dso == dso && slot.dso_addr == dso_addr) return slot.sym;
+  const Symbol* sym = symbolizer_->Find(*dso, dso_addr);
+  slot = {dso, dso_addr, sym};
   return sym;
 }
 
@@ -16,7 +16,7 @@ namespace {
 // The level and the early outs of thread__find_symbol; false when no map lookup follows.
 bool StartLocation(uint16_t cpumode, uint64_t ip, AddrLocation* al) {
   al->cpumode = cpumode;
-  al->addr = ip;
+  al->dso_addr = ip;
   switch (cpumode) {
     case kMiscKernel: al->level = 'k'; return true;
     case kMiscUser: al->level = '.'; return true;
@@ -41,7 +41,7 @@ void Resolver::LookupMap(const Maps* maps, uint64_t ip, AddrLocation* al) {
   }
   if (map && map->dso) {
     al->dso = map->dso;
-    al->addr = map->MapIp(ip);
+    al->dso_addr = map->MapIp(ip);
   }
 }
 
@@ -63,7 +63,7 @@ AddrLocation Resolver::Resolve(Thread* thread, uint16_t cpumode, uint64_t ip) {
   LocationSlot& slot = locations_[h & (locations_.size() - 1)];
   if (slot.maps_id == id && slot.generation == generation && slot.ip == ip) return slot.al;
   LookupMap(maps, ip, &al);
-  if (al.dso) al.sym = FindSymbol(al.dso, al.addr);
+  if (al.dso) al.sym = FindSymbol(al.dso, al.dso_addr);
   slot = {id, generation, ip, al};
   return al;
 }

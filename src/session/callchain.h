@@ -10,11 +10,11 @@
 #include "model/thread.h"
 #include "perfdata/perf_event.h"
 #include "perfdata/sample.h"
-#include "report/resolver.h"
+#include "session/resolver.h"
 
 namespace perflens {
 
-// One resolved callchain entry. `ip` is the raw entry (runtime address); `al.addr` is
+// One resolved callchain entry. `ip` is the raw entry (runtime address); `al.dso_addr` is
 // Map::MapIp(ip) when a map was found, else `ip`.
 struct CallchainFrame {
   uint64_t ip = 0;

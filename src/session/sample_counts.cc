@@ -1,4 +1,4 @@
-#include "report/sample_counts.h"
+#include "session/sample_counts.h"
 
 #include <fmt/format.h>
 

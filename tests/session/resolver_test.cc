@@ -1,7 +1,7 @@
 // Resolver: its (address space, ip) cache must never answer for a changed or a
 // different address space — after an MMAP, or in a forked child whose Maps has the same
 // generation as the parent's but other contents.
-#include "report/resolver.h"
+#include "session/resolver.h"
 
 #include <sys/mman.h>
 
@@ -44,7 +44,7 @@ TEST(ResolverTest, AnMmapAfterALookupIsSeen) {
   f.machine.ProcessMmap(Mmap(100, 0x400000, 0x1000, kA), kMiscUser);
   AddrLocation al = f.resolver.Resolve(t, kMiscUser, 0x400100);
   EXPECT_EQ(DsoName(al), kA);
-  EXPECT_EQ(al.addr, 0x100u);
+  EXPECT_EQ(al.dso_addr, 0x100u);
   EXPECT_EQ(al.level, '.');
   EXPECT_EQ(DsoName(f.resolver.Resolve(t, kMiscUser, 0x400100)), kA);  // the cached answer
   f.machine.ProcessMmap(Mmap(100, 0x400000, 0x1000, kB), kMiscUser);

@@ -1,4 +1,4 @@
-#include "report/sample_sums.h"
+#include "session/sample_sums.h"
 
 #include <algorithm>
 

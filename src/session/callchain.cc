@@ -1,4 +1,4 @@
-#include "report/callchain.h"
+#include "session/callchain.h"
 
 #include "perfdata/perf_event.h"
 
@@ -10,10 +10,10 @@ bool ResolveCallchain(Resolver& resolver, Thread* thread, const U64Array& chain,
   bool ok = WalkCallchain(chain, max_stack, keep_root_side, [&](uint64_t ip, uint16_t cpumode, bool is_first_entry) {
     // Every entry after the first is a return address: with the adjustment it is looked
     // up at ip - 1, inside the call instruction, so a call that ends a function is not
-    // charged to the next one. al.addr is moved back to the entry's own address.
+    // charged to the next one. al.dso_addr is moved back to the entry's own address.
     if (adjust_return_addresses && !is_first_entry && ip > 0) {
       AddrLocation al = resolver.Resolve(thread, cpumode, ip - 1);
-      al.addr += 1;
+      al.dso_addr += 1;
       frames->push_back({ip, al});
     } else {
       frames->push_back({ip, resolver.Resolve(thread, cpumode, ip)});

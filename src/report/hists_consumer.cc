@@ -1,0 +1,106 @@
+#include "report/hists_consumer.h"
+
+#include <algorithm>
+
+#include "perfdata/perf_event.h"
+
+namespace perflens {
+namespace {
+
+void AddTotals(Hists* hists, uint64_t period, uint16_t cpumode, uint64_t nr_samples) {
+  hists->total_period += period;
+  hists->nr_samples += nr_samples;
+  if (cpumode == kMiscKernel) hists->total_period_sys += period;
+  else if (cpumode == kMiscUser) hists->total_period_us += period;
+}
+
+}  // namespace
+
+HistsConsumer::HistsConsumer(size_t nr_evsels, const std::vector<const SortKey*>& keys, bool children,
+                             const CallGraphParams& call_graph)
+    : children_(children), call_graph_(call_graph) {
+  hists_.reserve(nr_evsels);
+  for (size_t i = 0; i < nr_evsels; ++i) hists_.emplace_back(keys);
+}
+
+void HistsConsumer::OnSample(const ResolvedSample& s) {
+  Hists& hists = hists_[s.evsel];
+  AddTotals(&hists, s.period, s.cpumode, s.nr_samples);
+  if (s.filtered) return;
+
+  HistEntry proto;
+  proto.comm = s.comm;
+  proto.thread = s.thread;
+  proto.pid = s.pid;
+  proto.tid = s.tid;
+  proto.cpu = s.cpu;
+  proto.dso = s.location.dso;
+  proto.sym = s.location.sym;
+  proto.addr = s.location.dso_addr;
+  proto.level = s.location.level;
+  size_t self_row = hists.FindOrAdd(proto);
+  Hists::AddSelf(&hists.at(self_row), s.period, s.cpumode, s.nr_samples);
+  const bool graph = call_graph_.mode != CallGraphMode::kNone;
+  if (!children_ && !graph) return;
+
+  // perf's fill_callchain_info: unresolved nodes are keyed by the raw ip, and the
+  // sample's addr_location is reused along the chain in print order: a node with a map
+  // sets the level from the maps it was found in, a node without one keeps the level of
+  // the node before it (the sample's for the first).
+  const size_t n = s.callchain.size();
+  frames_.resize(n);
+  char level = s.location.level;
+  for (size_t k = 0; k < n; ++k) {
+    const size_t i = call_graph_.caller_order ? n - 1 - k : k;
+    const CallchainFrame& f = s.callchain[i];
+    AddrLocation& fl = frames_[i];
+    fl = f.al;
+    if (!fl.sym) fl.dso_addr = f.ip;
+    if (fl.dso) level = fl.dso->is_kernel() ? 'k' : '.';
+    fl.level = level;
+  }
+
+  uint32_t chain_pos = 0;
+  // perf's callchain_append adds nothing for an empty chain (a corrupt one is emptied):
+  // no root hit, so no empty "value " line in flat/folded output.
+  if (graph && n) {
+    // The chain in print order: callee first (the kernel's order) or caller first.
+    chain_.clear();
+    for (size_t i = 0; i < n; ++i)
+      chain_.push_back(hists.chains().InternFrame({frames_[i].dso, frames_[i].sym, s.callchain[i].ip}));
+    if (call_graph_.caller_order) std::reverse(chain_.begin(), chain_.end());
+    chain_pos = hists.chains().AddChain(chain_);
+    hists.chains().AddRef(self_row, chain_pos, 0, static_cast<uint32_t>(chain_.size()), s.period);
+  }
+  if (!children_) return;
+
+  // Children: every distinct row on the callchain gets the period once (perf's
+  // hist_entry_iter cumulative mode, deduplicated by sort keys), walking the chain in
+  // print order; each such row's graph gets the part of the chain from it onwards.
+  Hists::AddAcc(&hists.at(self_row), s.period);
+  chain_rows_.clear();
+  chain_rows_.push_back(self_row);
+  if (!s.chain_ok) return;
+  for (size_t k = 0; k < n; ++k) {
+    const AddrLocation& fl = frames_[call_graph_.caller_order ? n - 1 - k : k];
+    proto.dso = fl.dso;
+    proto.sym = fl.sym;
+    proto.addr = fl.dso_addr;
+    proto.level = fl.level;
+    size_t row = hists.FindOrAdd(proto);
+    if (std::find(chain_rows_.begin(), chain_rows_.end(), row) != chain_rows_.end()) continue;
+    chain_rows_.push_back(row);
+    Hists::AddAcc(&hists.at(row), s.period);
+    if (graph) hists.chains().AddRef(row, chain_pos, static_cast<uint32_t>(k), static_cast<uint32_t>(n), s.period);
+  }
+}
+
+void HistsConsumer::ReplaceSymbols(const std::unordered_map<const Symbol*, const Symbol*>& replacements) {
+  for (Hists& h : hists_) h.ReplaceSymbols(replacements);
+}
+
+void HistsConsumer::Finish() {
+  for (Hists& h : hists_) h.ResolvePlaceholderComms();
+}
+
+}  // namespace perflens

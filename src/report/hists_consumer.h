@@ -1,0 +1,40 @@
+// HistsConsumer: perf report's histograms as a session consumer — each ResolvedSample
+// adds its period to one Hists row per evsel (self), with Children to every distinct
+// row on its callchain, and with -g its chain to the CallchainStore (perf's
+// hist_entry_iter, cumulative mode). It runs on the session's consumer thread and
+// reads only the sample.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "report/callchain_tree.h"
+#include "report/hists.h"
+#include "session/session.h"
+
+namespace perflens {
+
+class HistsConsumer : public SampleConsumer {
+ public:
+  // One Hists per evsel, grouped by `keys`. `children`: accumulate along callchains;
+  // `call_graph`: mode and order of the stored chains (kNone stores none).
+  HistsConsumer(size_t nr_evsels, const std::vector<const SortKey*>& keys, bool children,
+                const CallGraphParams& call_graph);
+
+  void OnSample(const ResolvedSample& s) override;
+  void ReplaceSymbols(const std::unordered_map<const Symbol*, const Symbol*>& replacements) override;
+  void Finish() override;  // perf's comm__override on every Hists
+
+  const std::vector<Hists>& hists() const { return hists_; }
+
+ private:
+  std::vector<Hists> hists_;  // one per evsel
+  bool children_ = false;
+  CallGraphParams call_graph_;
+  std::vector<AddrLocation> frames_;  // the sample's chain keyed as perf's callchain nodes, reused
+  std::vector<size_t> chain_rows_;    // per-sample dedup scratch, reused
+  std::vector<uint32_t> chain_;       // interned frame ids in print order, reused
+};
+
+}  // namespace perflens

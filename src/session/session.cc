@@ -1,0 +1,498 @@
+#include "session/session.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <mutex>
+#include <system_error>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "perfdata/perf_event.h"
+
+namespace perflens {
+namespace {
+
+constexpr size_t kPrefetchAhead = 8;
+// Copied record bytes per read batch (a batch of piped or decompressed records).
+constexpr size_t kMaxOwnedBatchBytes = 4 << 20;
+
+bool Contains(const std::vector<std::string>& list, std::string_view s) {
+  return std::find(list.begin(), list.end(), s) != list.end();
+}
+
+}  // namespace
+
+const SampleNeeds Session::kDefaultNeeds{};
+
+bool SampleFilter::ByThread(const Thread& thread) const {
+  if (!comms.empty() && !Contains(comms, thread.comm())) return true;
+  if (!pids.empty() && std::find(pids.begin(), pids.end(), thread.pid()) == pids.end()) return true;
+  if (!tids.empty() && std::find(tids.begin(), tids.end(), thread.tid()) == tids.end()) return true;
+  return false;
+}
+
+bool SampleFilter::ByLocation(const AddrLocation& al) const {
+  if (!dsos.empty()) {
+    if (!al.dso) return true;
+    if (!Contains(dsos, al.dso->short_name()) && !Contains(dsos, al.dso->long_name())) return true;
+  }
+  if (!symbols.empty() && (!al.sym || !Contains(symbols, al.sym->name))) return true;
+  return false;
+}
+
+// Batches go from one thread to the next and back empty. At most kBatches exist per
+// pipeline, so a producer waits when its consumer falls behind (bounded memory), and
+// the consumer takes them in exactly the order they were filled.
+template <typename B>
+class Session::Pipeline {
+ public:
+  static constexpr size_t kBatches = 3;
+  static constexpr size_t kBatchItems = 4096;
+  // Long chains (a large --max-stack on a hostile file: up to 8K frames a sample) ship
+  // a batch early, so the batches stay within ~3 x 40 MB.
+  static constexpr size_t kBatchFrames = size_t{1} << 20;
+
+  Pipeline() {
+    for (size_t i = 0; i < kBatches; ++i) {
+      all_.push_back(std::make_unique<B>());
+      free_.push_back(all_.back().get());
+    }
+  }
+  // Producer: an empty batch (waits for one).
+  B* TakeFree() {
+    std::unique_lock lock(m_);
+    cv_.wait(lock, [&] { return !free_.empty(); });
+    B* b = free_.front();
+    free_.pop_front();
+    return b;
+  }
+  void PushFull(B* b) {
+    {
+      std::lock_guard lock(m_);
+      full_.push_back(b);
+    }
+    cv_.notify_all();
+  }
+  void Close() {
+    {
+      std::lock_guard lock(m_);
+      closed_ = true;
+    }
+    cv_.notify_all();
+  }
+  // Consumer: the next full batch; nullptr once closed and drained.
+  B* TakeFull() {
+    std::unique_lock lock(m_);
+    cv_.wait(lock, [&] { return !full_.empty() || closed_; });
+    if (full_.empty()) return nullptr;
+    B* b = full_.front();
+    full_.pop_front();
+    return b;
+  }
+  void Recycle(B* b) {
+    b->clear();
+    {
+      std::lock_guard lock(m_);
+      free_.push_back(b);
+    }
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::vector<std::unique_ptr<B>> all_;
+  std::deque<B*> free_, full_;
+  bool closed_ = false;
+};
+
+// Records from the reading thread. Views into the reader's own chunks (decompressed or
+// piped records) live only during the read callback, so their bytes are copied into
+// `owned` (the view's data holds the offset there until the batch is shipped).
+struct Session::ReadBatch {
+  std::vector<RecordView> records;
+  std::vector<uint8_t> owned;
+  void clear() {
+    records.clear();
+    owned.clear();
+  }
+};
+
+// Resolved samples for the consumer thread; sample i's callchain is
+// frames[chain_begin[i], chain_end[i]).
+struct Session::SampleBatch {
+  std::vector<ResolvedSample> samples;
+  std::vector<std::pair<uint32_t, uint32_t>> chains;
+  std::vector<CallchainFrame> frames;
+  void clear() {
+    samples.clear();
+    chains.clear();
+    frames.clear();
+  }
+};
+
+Session::~Session() = default;
+
+std::unique_ptr<Session> Session::Open(PerfFile* file, SessionOptions options) {
+  std::unique_ptr<Session> s(new Session());
+  s->file_ = file;
+  const HeaderEnv& env = file->env();
+  SymbolizeOptions& so = options.symbolize;
+  if (so.recorded_osrelease.empty() && env.osrelease) so.recorded_osrelease = *env.osrelease;
+  if (so.recorded_arch.empty() && env.arch) so.recorded_arch = *env.arch;
+  s->options_ = std::move(options);
+  s->machine_ = std::make_unique<Machine>(env.arch.value_or(""));
+  s->machine_->AddBuildIds(env.build_ids);
+  s->symbolizer_ = std::make_unique<Symbolizer>(s->options_.symbolize, s->machine_.get());
+  s->resolver_ = std::make_unique<Resolver>(s->machine_.get(), s->symbolizer_.get());
+  if (file->SamplesKernel()) s->symbolizer_->PrefetchKernelSymbols();  // read beside the records
+  bool chains = false;
+  for (size_t i = 0; i < file->evsels().size(); ++i) chains |= s->NeedsFor(static_cast<uint32_t>(i)).callchain;
+  const SessionOptions& o = s->options_;
+  s->coalesce_ = o.coalesce && !chains && file->evsels().size() <= UINT16_MAX;
+  s->defer_kernel_symbols_ = o.defer_kernel_symbols && !chains && o.filter.symbols.empty();
+  return s;
+}
+
+Status Session::Run() {
+  threaded_consumers_ = false;
+  std::thread consumer_thread;
+  // Coalesced samples are delivered once per key: nothing for a thread to do.
+  if (options_.use_threads && options_.consumer_thread && !coalesce_) {
+    sample_pipeline_ = std::make_unique<Pipeline<SampleBatch>>();
+    sample_batch_ = sample_pipeline_->TakeFree();
+    try {
+      consumer_thread = std::thread([this] {
+        while (SampleBatch* b = sample_pipeline_->TakeFull()) {
+          DeliverBatch(*b);
+          sample_pipeline_->Recycle(b);
+        }
+      });
+    } catch (const std::system_error&) {
+      // No second thread: samples are delivered on this one.
+    }
+    threaded_consumers_ = consumer_thread.joinable();
+  }
+
+  // Framing and ordering on a reading thread when one can be had; decoding and
+  // resolution here. Records are passed as views (the PerfFile keeps their bytes).
+  Status st = Status::Ok();
+  std::thread read_thread;
+  if (options_.use_threads) {
+    read_pipeline_ = std::make_unique<Pipeline<ReadBatch>>();
+    read_batch_ = read_pipeline_->TakeFree();
+    try {
+      read_thread = std::thread([this, &st] {
+        // Points the copied views at their bytes, once `owned` no longer grows.
+        auto ship = [this] {
+          ReadBatch& b = *read_batch_;
+          if (!b.owned.empty())
+            for (RecordView& v : b.records)
+              if (v.chunk) v.data = b.owned.data() + reinterpret_cast<uintptr_t>(v.data);
+          read_pipeline_->PushFull(read_batch_);
+          read_batch_ = read_pipeline_->TakeFree();
+        };
+        st = file_->ReadRecords(
+            [this, &ship](const RecordView& r) {
+              ReadBatch& b = *read_batch_;
+              b.records.push_back(r);
+              if (r.chunk) {
+                b.records.back().data = reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(b.owned.size()));
+                b.owned.insert(b.owned.end(), r.data, r.data + r.size);
+              }
+              if (b.records.size() >= Pipeline<ReadBatch>::kBatchItems || b.owned.size() >= kMaxOwnedBatchBytes) ship();
+            },
+            &read_stats_);
+        if (!read_batch_->records.empty()) ship();
+        read_pipeline_->Close();
+      });
+    } catch (const std::system_error&) {
+      read_pipeline_.reset();
+    }
+  }
+  if (read_thread.joinable()) {
+    while (ReadBatch* rb = read_pipeline_->TakeFull()) {
+      HandleReadBatch(*rb);
+      read_pipeline_->Recycle(rb);
+    }
+    read_thread.join();
+  } else {
+    st = file_->ReadRecords([this](const RecordView& r) { HandleRecord(r); }, &read_stats_);
+  }
+  read_pipeline_.reset();
+  read_batch_ = nullptr;
+
+  FlushSums();
+  if (threaded_consumers_) {
+    ShipBatch();
+    sample_pipeline_->Close();
+    consumer_thread.join();
+  }
+  sample_pipeline_.reset();
+  sample_batch_ = nullptr;
+  FinishDeferred();
+  for (SampleConsumer* c : consumers_) c->Finish();
+  return st;
+}
+
+void Session::HandleReadBatch(const ReadBatch& rb) {
+  // The records come cold from the reading thread's core: fetch a few ahead.
+  const std::vector<RecordView>& recs = rb.records;
+  if (!coalesce_) {
+    for (size_t i = 0; i < recs.size(); ++i) {
+      if (i + kPrefetchAhead < recs.size()) __builtin_prefetch(recs[i + kPrefetchAhead].data);
+      HandleRecord(recs[i]);
+    }
+    return;
+  }
+  // Coalescing: runs of samples are decoded, then summed together (AddSummed
+  // prefetches the sums' table ahead), up to the next other record.
+  constexpr size_t kRun = 256;
+  SummedSample run[kRun];
+  size_t n = 0;
+  SampleBasics basics;
+  for (size_t i = 0; i < recs.size(); ++i) {
+    if (i + kPrefetchAhead < recs.size()) __builtin_prefetch(recs[i + kPrefetchAhead].data);
+    const RecordView& r = recs[i];
+    if (r.type == kRecordSample) {
+      if (DecodeSummed(r, &basics, &run[n]) && ++n == kRun) {
+        AddSummed({run, n});
+        n = 0;
+      }
+      continue;
+    }
+    AddSummed({run, n});
+    n = 0;
+    HandleRecord(r);
+  }
+  AddSummed({run, n});
+}
+
+bool Session::DecodeSummed(const RecordView& r, SampleBasics* basics, SummedSample* out) {
+  const Evsel* ev = nullptr;
+  if (!counters_.ParseBasics(*file_, r, basics, &ev, &sample_)) return false;
+  out->key.ip = basics->ip;
+  out->key.pid = basics->pid;
+  out->key.tid = basics->tid;
+  out->key.cpu = options_.coalesce_by_cpu ? basics->cpu : 0;
+  out->key.evsel = static_cast<uint16_t>(ev->index);
+  out->key.cpumode = r.cpumode();
+  out->period = basics->period;
+  return true;
+}
+
+void Session::AddSummed(std::span<const SummedSample> samples) {
+  constexpr size_t kSlotAhead = 16, kEntryAhead = 8;
+  const size_t n = samples.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (i + kSlotAhead < n) sums_.PrefetchSlot(samples[i + kSlotAhead].key);
+    if (i + kEntryAhead < n) sums_.PrefetchEntry(samples[i + kEntryAhead].key);
+    const SummedSample& s = samples[i];
+    if (s.key.cpumode == kMiscGuestKernel || s.key.cpumode == kMiscGuestUser) ++counters_.nr_guest;
+    if (!sums_.Add(s.key, s.period)) continue;
+    // A new key: resolved now, while the model is as its samples saw it.
+    const SampleSumKey& k = s.key;
+    Thread* thread = machine_->FindOrCreateThread(k.pid, k.tid);
+    SummedKey& sk = summed_.emplace_back();
+    ResolvedSample& rs = sk.sample;
+    rs.evsel = k.evsel;
+    rs.cpumode = k.cpumode;
+    rs.thread = thread;
+    rs.comm = thread->comm_ptr();
+    rs.pid = thread->pid();
+    rs.tid = thread->tid();
+    rs.sample_pid = k.pid;
+    rs.cpu = k.cpu;
+    rs.ip = k.ip;
+    if (NeedsFor(k.evsel).location || !options_.filter.empty()) rs.location = Locate(thread, k.cpumode, k.ip, &sk.deferred);
+    rs.filtered = options_.filter.ByThread(*thread) || options_.filter.ByLocation(rs.location);
+  }
+}
+
+void Session::FlushSums() {
+  std::span<const SampleSums::Entry> entries = sums_.entries();
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const SampleSums::Entry& e = entries[i];
+    SummedKey& sk = summed_[i];
+    ResolvedSample& s = sk.sample;
+    if (!s.location.dso) counters_.nr_no_map += e.nr_samples;
+    else if (!s.location.sym) counters_.nr_no_symbol += e.nr_samples;
+    if (sk.deferred) sk.deferred->nr_samples += e.nr_samples;
+    s.period = e.period;
+    s.nr_samples = e.nr_samples;
+    if (s.filtered && !options_.deliver_filtered) {
+      counters_.nr_filtered += e.nr_samples;
+      continue;
+    }
+    for (SampleConsumer* c : consumers_) c->OnSample(s);
+  }
+  sums_.Clear();
+  summed_.clear();
+}
+
+void Session::HandleRecord(const RecordView& r) {
+  switch (r.type) {
+    case kRecordSample:
+      ProcessSample(r);
+      break;
+    case kRecordLostSamples:
+      if (r.size >= 16) counters_.total_lost_samples += file_->loader().U64(r.data + 8);
+      break;
+    case kRecordLost: {
+      LostEvent e;
+      if (DecodeLost(r, file_->loader(), &e)) counters_.total_lost += e.lost;
+      break;
+    }
+    default:
+      if (coalesce_ && Machine::ChangesModel(r.type)) FlushSums();
+      machine_->ProcessRecord(*file_, r);
+      break;
+  }
+}
+
+void Session::ProcessSample(const RecordView& r) {
+  Sample& s = sample_;  // reused: DecodeSample resets it (a fresh one per sample was a second 370-byte clear)
+  if (coalesce_) {
+    SampleBasics basics;
+    SummedSample summed;
+    if (DecodeSummed(r, &basics, &summed)) AddSummed({&summed, 1});
+    return;
+  }
+  const Evsel* ev = nullptr;
+  if (!counters_.Parse(*file_, r, &s, &ev)) return;
+  const uint16_t cpumode = s.cpumode();
+  if (cpumode == kMiscGuestKernel || cpumode == kMiscGuestUser) ++counters_.nr_guest;
+  const auto evsel = static_cast<uint32_t>(ev->index);
+  const SampleNeeds& needs = NeedsFor(evsel);
+
+  Thread* thread = machine_->FindOrCreateThread(s.pid, s.tid);
+  ResolvedSample rs;
+  rs.evsel = evsel;
+  rs.cpumode = cpumode;
+  rs.thread = thread;
+  rs.comm = thread->comm_ptr();
+  rs.pid = thread->pid();
+  rs.tid = thread->tid();
+  rs.sample_pid = s.pid;
+  rs.cpu = s.cpu;
+  rs.time = s.time;
+  rs.ip = s.ip;
+  rs.period = s.period;
+  const SampleFilter& filter = options_.filter;
+  bool filtered = filter.ByThread(*thread);
+  if (filtered && !options_.deliver_filtered) {
+    ++counters_.nr_filtered;
+    return;
+  }
+  if (needs.location) {
+    DeferredSymbol* deferred = nullptr;
+    rs.location = Locate(thread, cpumode, s.ip, &deferred);
+    if (!rs.location.dso) ++counters_.nr_no_map;
+    else if (!rs.location.sym) ++counters_.nr_no_symbol;
+    if (deferred) ++deferred->nr_samples;
+  }
+  filtered = filtered || filter.ByLocation(rs.location);
+  if (filtered && !options_.deliver_filtered) {
+    ++counters_.nr_filtered;
+    return;
+  }
+  rs.filtered = filtered;
+  chain_frames_.clear();
+  if (!filtered && needs.callchain) {
+    rs.has_callchain = true;
+    rs.chain_ok = ResolveCallchain(*resolver_, thread, s.callchain, options_.max_stack, &chain_frames_,
+                                   options_.adjust_return_addresses, options_.keep_root_side);
+    if (!rs.chain_ok) ++counters_.nr_bad_callchains;
+  }
+  Deliver(rs);
+}
+
+void Session::Deliver(ResolvedSample& s) {
+  if (!threaded_consumers_) {
+    s.callchain = chain_frames_;
+    for (SampleConsumer* c : consumers_) c->OnSample(s);
+    return;
+  }
+  SampleBatch& b = *sample_batch_;
+  const auto begin = static_cast<uint32_t>(b.frames.size());
+  b.frames.insert(b.frames.end(), chain_frames_.begin(), chain_frames_.end());
+  b.samples.push_back(s);
+  b.chains.emplace_back(begin, static_cast<uint32_t>(b.frames.size()));
+  if (b.samples.size() >= Pipeline<SampleBatch>::kBatchItems || b.frames.size() >= Pipeline<SampleBatch>::kBatchFrames)
+    ShipBatch();
+}
+
+void Session::ShipBatch() {
+  if (sample_batch_->samples.empty()) return;
+  sample_pipeline_->PushFull(sample_batch_);
+  sample_batch_ = sample_pipeline_->TakeFree();
+}
+
+void Session::DeliverBatch(const SampleBatch& b) {
+  const std::span<const CallchainFrame> frames(b.frames);
+  for (size_t i = 0; i < b.samples.size(); ++i) {
+    ResolvedSample s = b.samples[i];
+    s.callchain = frames.subspan(b.chains[i].first, b.chains[i].second - b.chains[i].first);
+    for (SampleConsumer* c : consumers_) c->OnSample(s);
+  }
+}
+
+AddrLocation Session::Locate(Thread* thread, uint16_t cpumode, uint64_t ip, DeferredSymbol** deferred) {
+  return defer_kernel_symbols_ && cpumode == kMiscKernel && symbolizer_->KernelSymbolsPending()
+             ? ResolveDeferringKernelSymbol(thread, ip, deferred)
+             : resolver_->Resolve(thread, cpumode, ip);
+}
+
+AddrLocation Session::ResolveDeferringKernelSymbol(Thread* thread, uint64_t ip, DeferredSymbol** deferred) {
+  AddrLocation al = resolver_->ResolveMap(thread, kMiscKernel, ip);
+  if (!al.dso) return al;
+  if (al.dso->kind() != DsoKind::kKernel) {
+    al.sym = resolver_->FindSymbol(al.dso, al.dso_addr);  // a module: waits for kallsyms
+    return al;
+  }
+  auto [it, added] = deferred_by_addr_.try_emplace(al.dso_addr, nullptr);
+  if (added) {
+    DeferredSymbol& d = deferred_.emplace_back();
+    ++counters_.nr_deferred_kernel_symbols;
+    d.placeholder.start = al.dso_addr;
+    d.placeholder.end = al.dso_addr + 1;
+    d.dso = al.dso;
+    it->second = &d;
+  } else if (it->second->dso != al.dso) {
+    al.sym = resolver_->FindSymbol(al.dso, al.dso_addr);  // a second kernel Dso: no shortcut
+    return al;
+  }
+  *deferred = it->second;
+  al.sym = &it->second->placeholder;
+  return al;
+}
+
+void Session::FinishDeferred() {
+  if (deferred_.empty()) return;
+  std::unordered_map<const Symbol*, const Symbol*> real;
+  for (DeferredSymbol& d : deferred_) {
+    const Symbol* sym = resolver_->FindSymbol(d.dso, d.placeholder.start);
+    if (!sym) counters_.nr_no_symbol += d.nr_samples;
+    real.emplace(&d.placeholder, sym);
+  }
+  for (SampleConsumer* c : consumers_) c->ReplaceSymbols(real);
+}
+
+std::vector<std::string> Session::ProblemLines() const {
+  std::vector<std::string> lines;
+  const auto& c = counters_;
+  // Said even when no sample was usable (all malformed, unknown ids): that is when the
+  // reason matters most.
+  auto pct = [&](uint64_t n) { return c.nr_samples ? 100.0 * static_cast<double>(n) / static_cast<double>(c.nr_samples) : 0.0; };
+  if (c.nr_no_map)
+    lines.push_back(fmt::format("{:.1f}% ({}/{}) samples in no map ([unknown])", pct(c.nr_no_map), c.nr_no_map,
+                                c.nr_samples));
+  if (c.nr_no_symbol)
+    lines.push_back(fmt::format("{:.1f}% ({}/{}) samples in a DSO without a symbol there", pct(c.nr_no_symbol),
+                                c.nr_no_symbol, c.nr_samples));
+  c.AppendSummary(&lines);
+  return lines;
+}
+
+}  // namespace perflens

@@ -1,0 +1,215 @@
+// Session: one perf.data file read end to end (perf's perf_session + perf_tool). It
+// owns the Machine, the Symbolizer and the Resolver, reads the records in perf's order,
+// applies the side-band records to the Machine, resolves each sample (its ip and, when
+// asked, its callchain) and hands the ResolvedSample to its consumers: report's
+// histograms, script's writer, folded stacks, exports. Adding an output is one
+// SampleConsumer; the reading, ordering, model and symbol set-up exist once, here.
+//
+// Threads (who owns what):
+//   reading thread   PerfFile::ReadRecords: framing, decompression, ordering. Owns only
+//                    the reader; passes record views in batches (owned bytes copied).
+//   resolving thread the caller of Run: the only thread that touches the Machine, the
+//                    Symbolizer's loading and the Resolver (and its caches).
+//   consumer thread  with SessionOptions::consumer_thread, consumers run here on
+//                    batches of resolved samples, in order; they see only the
+//                    ResolvedSample (values, interned pointers, Dsos and Symbols that
+//                    never move or change), never the Machine.
+// Without use_threads everything runs on the caller's thread, with the same output.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "base/result.h"
+#include "model/machine.h"
+#include "perfdata/perf_file.h"
+#include "session/callchain.h"
+#include "session/resolver.h"
+#include "session/sample_counts.h"
+#include "session/sample_sums.h"
+#include "symbolize/symbolizer.h"
+
+namespace perflens {
+
+// One sample as the consumers get it. Addresses: `ip` is the runtime address in the
+// sampled process; location.dso_addr is the ip in the Dso's symbol space (see
+// AddrLocation). No Map pointer: maps are split and replaced as records arrive, and a
+// consumer may run behind on its own thread.
+struct ResolvedSample {
+  uint32_t evsel = 0;          // index into PerfFile::evsels()
+  uint16_t cpumode = 0;        // PERF_RECORD_MISC_CPUMODE_MASK bits of the record
+  bool filtered = false;       // excluded by SampleFilter (only with deliver_filtered)
+  bool has_callchain = false;  // SampleNeeds::callchain applied (the chain may be empty)
+  bool chain_ok = true;        // false: corrupt callchain (guest/unknown marker), none given
+  const Thread* thread = nullptr;    // lives as long as the session
+  const std::string* comm = nullptr;  // the thread's comm when sampled (interned)
+  uint32_t pid = 0, tid = 0;   // the thread's (perf's thread: pid learned from FORK etc.)
+  uint32_t sample_pid = 0;     // PERF_SAMPLE_TID's pid as recorded
+  uint32_t cpu = 0;            // PERF_SAMPLE_CPU (0 unless coalesce_by_cpu when coalesced)
+  uint64_t time = 0;           // PERF_SAMPLE_TIME, ns; 0 when coalesced
+  uint64_t ip = 0;             // PERF_SAMPLE_IP
+  uint64_t period = 0;         // PERF_SAMPLE_PERIOD (sum of nr_samples samples when coalesced)
+  uint64_t nr_samples = 1;     // >1 only when coalesced
+  AddrLocation location;       // of `ip`; dso and sym null when SampleNeeds::location is off
+  // The callchain resolved leaf first (perf's order), when SampleNeeds::callchain;
+  // valid during OnSample only.
+  std::span<const CallchainFrame> callchain;
+};
+
+// Receives the session's samples. All calls come from one thread, in perf's order.
+class SampleConsumer {
+ public:
+  virtual ~SampleConsumer() = default;
+  virtual void OnSample(const ResolvedSample& s) = 0;
+  // With SessionOptions::defer_kernel_symbols: placeholder symbols handed out while
+  // kallsyms was loading, each mapped to the real one (nullptr: none there). Once,
+  // after the last sample.
+  virtual void ReplaceSymbols(const std::unordered_map<const Symbol*, const Symbol*>& /*replacements*/) {}
+  // After the last sample (and ReplaceSymbols).
+  virtual void Finish() {}
+};
+
+// perf's --comms/--pid/--tid/--dsos/--symbols: a sample passes when every non-empty
+// list holds its value (dsos: short or long name; symbols: the resolved name).
+struct SampleFilter {
+  std::vector<std::string> comms, dsos, symbols;
+  std::vector<uint32_t> pids, tids;
+  bool empty() const { return comms.empty() && dsos.empty() && symbols.empty() && pids.empty() && tids.empty(); }
+  bool ByThread(const Thread& thread) const;
+  bool ByLocation(const AddrLocation& al) const;
+};
+
+// What to resolve for the samples of one evsel.
+struct SampleNeeds {
+  bool location = true;    // the ip's map, Dso and symbol
+  bool callchain = false;  // the PERF_SAMPLE_CALLCHAIN entries (not for filtered samples)
+};
+
+struct SessionCounters : SampleCounts {
+  uint64_t nr_no_map = 0;           // sample ip in no map ([unknown])
+  uint64_t nr_no_symbol = 0;        // map found, symbol not
+  uint64_t nr_guest = 0;            // guest cpumode samples
+  uint64_t nr_bad_callchains = 0;   // guest/unknown context markers: chain discarded as perf does
+  uint64_t nr_filtered = 0;         // dropped by the filter (not delivered)
+  uint64_t total_lost_samples = 0;  // PERF_RECORD_LOST_SAMPLES
+  uint64_t total_lost = 0;          // PERF_RECORD_LOST
+  uint64_t nr_deferred_kernel_symbols = 0;  // kernel addresses resolved after the read
+};
+
+struct SessionOptions {
+  // recorded_osrelease/arch default to the file's HEADER_OSRELEASE/ARCH.
+  SymbolizeOptions symbolize;
+  SampleFilter filter;
+  // Filtered samples are delivered with `filtered` set (report: they count in the
+  // totals) instead of counted in nr_filtered and dropped (script).
+  bool deliver_filtered = false;
+  // Per evsel; evsels beyond the vector get {location, no callchain}.
+  std::vector<SampleNeeds> needs;
+  int max_stack = 127;                   // --max-stack: real entries resolved per chain
+  bool keep_root_side = false;           // beyond max_stack keep the outermost entries
+  bool adjust_return_addresses = false;  // callers looked up at ip - 1
+  // Samples summed per (evsel, pid, tid, cpumode, ip[, cpu]) between records that can
+  // change the model, resolved once per key and delivered before such a record (in
+  // first-seen order, nr_samples > 1, no time). Only when no evsel needs callchains and
+  // at most 2^16 evsels; otherwise ignored.
+  bool coalesce = false;
+  bool coalesce_by_cpu = false;  // keep the cpu in the key (else delivered as 0)
+  // While kallsyms loads on its helper thread, give kernel samples placeholder symbols
+  // and ReplaceSymbols at the end instead of waiting. Only without callchains and
+  // without a symbol filter; the consumers must handle ReplaceSymbols.
+  bool defer_kernel_symbols = false;
+  bool use_threads = true;       // a reading thread beside the resolving one
+  bool consumer_thread = false;  // and consumers on a third (not with coalesce)
+};
+
+class Session {
+ public:
+  ~Session();
+  // Sets up the Machine (recorded build-ids, arch), the Symbolizer (kallsyms prefetch
+  // when an evsel samples the kernel) and the Resolver for `file` (not owned).
+  static std::unique_ptr<Session> Open(PerfFile* file, SessionOptions options);
+
+  // Consumers are not owned and must outlive Run. Order of calls = order added.
+  void AddConsumer(SampleConsumer* consumer) { consumers_.push_back(consumer); }
+  // Reads every record and delivers every sample. Errors only when the file cannot be
+  // read at all; a stop in the middle is in read_stats().stopped.
+  Status Run();
+
+  const PerfFile& file() const { return *file_; }
+  const SessionOptions& options() const { return options_; }
+  Machine& machine() { return *machine_; }
+  Symbolizer& symbolizer() { return *symbolizer_; }
+  const Symbolizer& symbolizer() const { return *symbolizer_; }
+  const SessionCounters& counters() const { return counters_; }
+  const ReadStats& read_stats() const { return read_stats_; }
+  // The summary lines of what could not be resolved (no map, no symbol, symbol-load
+  // problems, malformed samples), for the front-ends that print them.
+  std::vector<std::string> ProblemLines() const;
+
+ private:
+  template <typename B>
+  class Pipeline;
+  struct ReadBatch;
+  struct SampleBatch;
+  struct DeferredSymbol {
+    Symbol placeholder;  // [addr, addr + 1), no name: keys the rows until replaced
+    Dso* dso = nullptr;
+    uint64_t nr_samples = 0;
+  };
+  struct SummedKey {  // what sums_.entries()[i] resolved to when first added
+    ResolvedSample sample;
+    DeferredSymbol* deferred = nullptr;
+  };
+
+  Session() = default;
+  void HandleReadBatch(const ReadBatch& rb);
+  void HandleRecord(const RecordView& r);
+  void ProcessSample(const RecordView& r);
+  bool DecodeSummed(const RecordView& r, SampleBasics* basics, SummedSample* out);
+  void AddSummed(std::span<const SummedSample> samples);
+  void FlushSums();
+  // The location of `ip`, its kernel symbol deferred while kallsyms loads when allowed
+  // (*deferred is then set).
+  AddrLocation Locate(Thread* thread, uint16_t cpumode, uint64_t ip, DeferredSymbol** deferred);
+  AddrLocation ResolveDeferringKernelSymbol(Thread* thread, uint64_t ip, DeferredSymbol** deferred);
+  // Hands `s` (callchain in frames_[begin, end)) to the consumers now or in the batch.
+  void Deliver(ResolvedSample& s);
+  void DeliverBatch(const SampleBatch& b);
+  void ShipBatch();
+  void FinishDeferred();
+  const SampleNeeds& NeedsFor(uint32_t evsel) const {
+    return evsel < options_.needs.size() ? options_.needs[evsel] : kDefaultNeeds;
+  }
+  static const SampleNeeds kDefaultNeeds;
+
+  PerfFile* file_ = nullptr;
+  SessionOptions options_;
+  std::unique_ptr<Machine> machine_;
+  std::unique_ptr<Symbolizer> symbolizer_;
+  std::unique_ptr<Resolver> resolver_;
+  std::vector<SampleConsumer*> consumers_;
+  SessionCounters counters_;
+  ReadStats read_stats_;
+  bool coalesce_ = false;
+  bool defer_kernel_symbols_ = false;
+  Sample sample_;                             // the sample being decoded, reused
+  std::vector<CallchainFrame> chain_frames_;  // the chain being resolved, reused
+  // Reading thread -> resolving thread.
+  std::unique_ptr<Pipeline<ReadBatch>> read_pipeline_;
+  ReadBatch* read_batch_ = nullptr;
+  // Resolving thread -> consumer thread.
+  std::unique_ptr<Pipeline<SampleBatch>> sample_pipeline_;
+  SampleBatch* sample_batch_ = nullptr;
+  bool threaded_consumers_ = false;
+  SampleSums sums_;
+  std::vector<SummedKey> summed_;
+  std::deque<DeferredSymbol> deferred_;  // stable addresses
+  std::unordered_map<uint64_t, DeferredSymbol*> deferred_by_addr_;
+};
+
+}  // namespace perflens
