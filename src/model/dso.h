@@ -60,6 +60,12 @@ class Dso {
   uint32_t maj = 0, min = 0;
   uint64_t ino = 0, ino_generation = 0;
 
+  // Created from the recorded build-id table (before any record): perf names such a
+  // kernel module by its path, one first seen in an MMAP "[name]". Set once, before the
+  // Dso is shared, so printers on other threads may read it.
+  bool from_build_id_table() const { return from_build_id_table_; }
+  void set_from_build_id_table() { from_build_id_table_ = true; }
+
   // For the JIT map, the pid whose /tmp/perf-PID.map holds the symbols.
   uint32_t jit_pid = 0;
   // Symbols supplied by the data itself (KSYMBOL): absolute [start, end) and name.
@@ -75,6 +81,7 @@ class Dso {
   std::string short_name_;
   std::string printable_long_name_;  // empty when long_name_ needs no escaping
   DsoKind kind_;
+  bool from_build_id_table_ = false;
   BuildId build_id_;
 };
 

@@ -94,7 +94,9 @@ void Machine::AddBuildIds(const std::vector<BuildIdEntry>& entries) {
     }
     std::string name = e.filename;
     if (kind == DsoKind::kKernel) name = std::string(kKernelMmapName);
+    const size_t nr_dsos = dsos_.size();
     Dso* d = FindOrCreateDso(name, kind, e.build_id);
+    if (dsos_.size() != nr_dsos) d->set_from_build_id_table();
     if (kind == DsoKind::kKernelModule && !name.empty() && name[0] == '/') d->set_short_name(ModuleShortName(name));
     if (kind == DsoKind::kKernel && !kernel_dso_) kernel_dso_ = d;
   }

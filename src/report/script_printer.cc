@@ -177,8 +177,9 @@ Result<std::unique_ptr<Script>> Script::Create(PerfFile* file, const ScriptOptio
   so.filter.pids = options.pids;
   so.filter.tids = options.tids;
   so.max_stack = options.max_stack;
-  // Printed as each sample is resolved: the names are those of that moment.
-  so.consumer_thread = false;
+  // Formatting runs beside resolution: it reads only the ResolvedSample and what a
+  // Dso or Symbol never changes once shared (session/dso_name.h).
+  so.consumer_thread = true;
   s->session_ = Session::Open(file, std::move(so));
   s->folded_ = std::make_unique<FoldedConsumer>(options.folded_weight_period);
   if (folded) {
@@ -271,6 +272,7 @@ void ScriptWriter::OnSample(const ResolvedSample& s) {
       // sample__fprintf_callchain: one line per frame; a corrupt chain has none.
       *p++ = '\n';
       out->Commit(p);
+      for (const CallchainFrame& frame : s.callchain) __builtin_prefetch(&frame_lines_[FrameLineIndex(frame)]);
       for (const CallchainFrame& frame : s.callchain) PrintFrame(frame, f);
       p = out->Reserve(1);
     } else {
@@ -296,8 +298,7 @@ void ScriptWriter::PrintFrame(const CallchainFrame& frame, uint32_t f) {
   const auto line_fields = static_cast<uint8_t>(((f / kFieldSym) & 7) | 0x80);
   const AddrLocation& al = frame.al;
   TextBuffer* out = out_.get();
-  size_t h = (frame.ip * 0x9E3779B97F4A7C15ULL ^ al.dso_addr * 0xC2B2AE3D27D4EB4FULL) >> 50;
-  FrameLine* line = &frame_lines_[h & (kFrameLines - 1)];
+  FrameLine* line = &frame_lines_[FrameLineIndex(frame)];
   if (line->ip == frame.ip && line->dso_addr == al.dso_addr && line->dso == al.dso && line->sym == al.sym &&
       line->fields == line_fields) {
     // A fixed-size copy (the room is reserved) is a few vector moves; a

@@ -107,6 +107,9 @@ class ScriptWriter : public SampleConsumer {
     char text[94] = {};  // 128 bytes a slot  // copied whole on a hit: keep the tail initialized
   };
   static constexpr size_t kFrameLines = 8192;
+  static size_t FrameLineIndex(const CallchainFrame& f) {
+    return ((f.ip * 0x9E3779B97F4A7C15ULL ^ f.al.dso_addr * 0xC2B2AE3D27D4EB4FULL) >> 51) & (kFrameLines - 1);
+  }
   std::vector<FrameLine> frame_lines_;  // kFrameLines when callchains are printed
 };
 

@@ -14,11 +14,12 @@ namespace perflens {
 // without ".ko[.gz|.xz|.zst]", '-' → '_'), e.g.
 // /lib/modules/3.8.11/kernel/drivers/net/usb/usbnet.ko → [usbnet]. A module listed in
 // the recorded build-id table keeps its path (perf creates its dso from the table, by
-// path, before the MMAP). The result views the Dso's name or `*scratch`.
+// path, before the MMAP). The result views the Dso's name or `*scratch`. Reads only
+// what a Dso never changes after it is shared: safe on a consumer thread.
 inline std::string_view ScriptDsoName(const Dso* dso, std::string* scratch) {
   if (!dso) return "[unknown]";
   std::string_view name = dso->printable_long_name();
-  if (dso->kind() != DsoKind::kKernelModule || !dso->build_id().empty() || name.empty() || name[0] == '[')
+  if (dso->kind() != DsoKind::kKernelModule || dso->from_build_id_table() || name.empty() || name[0] == '[')
     return name;
   size_t slash = name.rfind('/');
   if (slash != std::string_view::npos) name.remove_prefix(slash + 1);

@@ -3,7 +3,7 @@
 namespace perflens {
 
 const Symbol* Resolver::FindSymbol(Dso* dso, uint64_t dso_addr) {
-  size_t h = (dso_addr * 0x9E3779B97F4A7C15ULL ^ static_cast<uint64_t>(dso->id()) * 0xC2B2AE3D27D4EB4FULL) >> 52;
+  size_t h = (dso_addr * 0x9E3779B97F4A7C15ULL ^ static_cast<uint64_t>(dso->id()) * 0xC2B2AE3D27D4EB4FULL) >> 50;
   CacheSlot& slot = cache_[h & (cache_.size() - 1)];
   if (slot.dso == dso && slot.dso_addr == dso_addr) return slot.sym;
   const Symbol* sym = symbolizer_->Find(*dso, dso_addr);
@@ -59,8 +59,7 @@ AddrLocation Resolver::Resolve(Thread* thread, uint16_t cpumode, uint64_t ip) {
   const Maps* maps = machine_->MapsFor(thread, cpumode);
   if (!maps) return al;
   const uint64_t id = maps->id(), generation = maps->generation();
-  size_t h = (ip * 0x9E3779B97F4A7C15ULL ^ id * 0xC2B2AE3D27D4EB4FULL) >> 51;
-  LocationSlot& slot = locations_[h & (locations_.size() - 1)];
+  LocationSlot& slot = locations_[LocationIndex(id, ip)];
   if (slot.maps_id == id && slot.generation == generation && slot.ip == ip) return slot.al;
   LookupMap(maps, ip, &al);
   if (al.dso) al.sym = FindSymbol(al.dso, al.dso_addr);

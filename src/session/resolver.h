@@ -32,6 +32,11 @@ class Resolver {
 
   // perf's thread__find_symbol: picks kernel or process maps by cpumode.
   AddrLocation Resolve(Thread* thread, uint16_t cpumode, uint64_t ip);
+  // Starts loading the cache slot Resolve(thread, cpumode, ip) will read: a chain's
+  // entries are known before they are resolved, and the slots are mostly cache misses.
+  void PrefetchLocation(const Thread* thread, uint16_t cpumode, uint64_t ip) const {
+    if (const Maps* maps = machine_->MapsFor(thread, cpumode)) __builtin_prefetch(&locations_[LocationIndex(maps->id(), ip)]);
+  }
   // Resolve without the symbol (sym stays nullptr) and without the location cache:
   // for callers that look the symbol up later (FindSymbol).
   AddrLocation ResolveMap(Thread* thread, uint16_t cpumode, uint64_t ip);
@@ -39,6 +44,10 @@ class Resolver {
   const Symbol* FindSymbol(Dso* dso, uint64_t dso_addr);
 
  private:
+  static size_t LocationIndex(uint64_t maps_id, uint64_t ip) {
+    return ((ip * 0x9E3779B97F4A7C15ULL ^ maps_id * 0xC2B2AE3D27D4EB4FULL) >> 49) & (kLocationSlots - 1);
+  }
+  static constexpr size_t kLocationSlots = 32768;
   // The map holding `ip`: sets al->dso and al->dso_addr (Map::MapIp) when there is one.
   void LookupMap(const Maps* maps, uint64_t ip, AddrLocation* al);
 
@@ -52,13 +61,13 @@ class Resolver {
     uint64_t ip = 0;
     AddrLocation al;
   };
-  std::array<LocationSlot, 8192> locations_{};
+  std::array<LocationSlot, kLocationSlots> locations_{};
   struct CacheSlot {
     const Dso* dso = nullptr;
     uint64_t dso_addr = 0;
     const Symbol* sym = nullptr;
   };
-  std::array<CacheSlot, 4096> cache_{};
+  std::array<CacheSlot, 16384> cache_{};
   // The last user map found, keyed like locations_: consecutive frames of a chain mostly
   // fall in one map. A Maps id is never reused, so an entry of a freed Maps never matches.
   struct LastMap {

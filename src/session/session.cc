@@ -429,10 +429,10 @@ void Session::ShipBatch() {
   sample_batch_ = sample_pipeline_->TakeFree();
 }
 
-void Session::DeliverBatch(const SampleBatch& b) {
+void Session::DeliverBatch(SampleBatch& b) {
   const std::span<const CallchainFrame> frames(b.frames);
   for (size_t i = 0; i < b.samples.size(); ++i) {
-    ResolvedSample s = b.samples[i];
+    ResolvedSample& s = b.samples[i];
     s.callchain = frames.subspan(b.chains[i].first, b.chains[i].second - b.chains[i].first);
     for (SampleConsumer* c : consumers_) c->OnSample(s);
   }

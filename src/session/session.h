@@ -179,7 +179,7 @@ class Session {
   AddrLocation ResolveDeferringKernelSymbol(Thread* thread, uint64_t ip, DeferredSymbol** deferred);
   // Hands `s` (callchain in frames_[begin, end)) to the consumers now or in the batch.
   void Deliver(ResolvedSample& s);
-  void DeliverBatch(const SampleBatch& b);
+  void DeliverBatch(SampleBatch& b);
   void ShipBatch();
   void FinishDeferred();
   const SampleNeeds& NeedsFor(uint32_t evsel) const {
