@@ -6,6 +6,7 @@
 
 #include "base/build_id.h"
 #include "base/result.h"
+#include "symbolize/elf_segments.h"
 #include "symbolize/symbol_table.h"
 
 namespace perflens {
@@ -44,5 +45,17 @@ struct ElfSymbolOptions {
 // perf; drops SHN_ABS, non-SHF_ALLOC sections and ARM mapping symbols.
 Result<SymbolTable> LoadElfSymbols(const std::string& syms_path, const std::string& runtime_path,
                                    const ElfSymbolOptions& options);
+
+// What a DSO module keeps of its ELF files: the symbols (file_offset space, as
+// LoadElfSymbols) and the PT_LOAD segments they were converted through — the runtime
+// image's, or the symbol file's when the runtime image has none. Same errors as
+// LoadElfSymbols. With options.kernel the symbols stay in st_value space; the
+// segments are still the image's.
+struct ElfImage {
+  SymbolTable symbols;
+  ElfSegments segments;
+};
+Result<ElfImage> LoadElfImage(const std::string& syms_path, const std::string& runtime_path,
+                              const ElfSymbolOptions& options);
 
 }  // namespace perflens
