@@ -91,7 +91,8 @@ void EmitBuildIdCache(const Inputs& in, std::vector<std::string>* out) {
     // Special DSOs: only the .build-id link and <dir>/<name>/<bid>/<basename>.
     out->push_back(link + "/" + basename);
     const std::string& n = in.long_name;
-    if (n.find('/') == std::string::npos && n != "." && n != "..") out->push_back(dir + "/" + n + "/" + in.bid + "/" + basename);
+    if (n.find('/') == std::string::npos && n != "." && n != "..")
+      out->push_back(dir + "/" + n + "/" + in.bid + "/" + basename);
     return;
   }
   out->push_back(link + "/" + basename);  // link to the entry's directory

@@ -138,7 +138,8 @@ KallsymsLoad FindKallsyms(const std::string& kallsyms_option, const std::string&
     if (out.bid.empty() || RunningKernelBuildIdHex() == out.bid) query.local_image = "/proc/kallsyms";
   }
   std::vector<std::string> paths;
-  for (Candidate& c : DebugFileCandidates(sources, query, {"", buildid_dir, "kallsyms"})) paths.push_back(std::move(c.path));
+  for (Candidate& c : DebugFileCandidates(sources, query, {"", buildid_dir, "kallsyms"}))
+    paths.push_back(std::move(c.path));
   for (const std::string& p : paths) {
     if (!IsRegularFile(p)) {
       out.tried.push_back(p);
@@ -533,8 +534,9 @@ void Symbolizer::Impl::LoadKernel(const Dso& dso, Parts* e) {
          fmt::format("{}: module {} not in {}", dso.long_name(), ModuleKey(dso), kallsyms_info.path));
     return;
   }
-  // Module maps translate ip → ip − map start (perf's map__map_ip for a module DSO map),
-  // so the module's absolute kallsyms addresses are rebased on its load address.
+  // Module maps translate ip → module_offset = ip − (start − pgoff) (perf's map__map_ip
+  // for a module DSO map), so the module's absolute kallsyms addresses are rebased on
+  // its load base: xfs_bar at 0xffffffffc0001100, base 0xffffffffc0000000 → 0x1100.
   uint64_t base = 0;
   if (machine) {
     for (const Map& m : machine->kernel_maps().maps())

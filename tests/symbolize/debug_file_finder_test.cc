@@ -121,7 +121,8 @@ TEST(DebugFileFinderTest, KallsymsSourcesInOrder) {
 }
 
 TEST(DebugFileFinderTest, SystemPathSourceIsTheBinaryAlone) {
-  auto c = DebugFileCandidates(SystemPathSource(), {"/usr/bin/prog", kBid, "prog.debug", "", ""}, {"/sysroot", "/cache", "elf"});
+  auto c = DebugFileCandidates(SystemPathSource(), {"/usr/bin/prog", kBid, "prog.debug", "", ""},
+                               {"/sysroot", "/cache", "elf"});
   ASSERT_EQ(c.size(), 1u);
   EXPECT_EQ(c[0].path, "/sysroot/usr/bin/prog");
   EXPECT_EQ(c[0].kind, CandidateKind::kSystemPath);
