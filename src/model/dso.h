@@ -69,11 +69,11 @@ class Dso {
   // For the JIT map, the pid whose /tmp/perf-PID.map holds the symbols.
   uint32_t jit_pid = 0;
   // Symbols supplied by the data itself (KSYMBOL): absolute [start, end) and name.
-  struct InlineSymbol {
+  struct KsymbolSymbol {
     uint64_t start, end;
     std::string name;
   };
-  std::vector<InlineSymbol> inline_symbols;
+  std::vector<KsymbolSymbol> ksymbol_symbols;
 
  private:
   int id_;

@@ -359,7 +359,7 @@ void Machine::ProcessKsymbol(const KsymbolEvent& e) {
   m.end = e.addr + e.len;
   m.identity = true;
   m.dso = FindOrCreateDso(std::string(e.name), DsoKind::kKsymbol, BuildId{});
-  m.dso->inline_symbols.push_back({m.start, m.end, std::string(e.name)});
+  m.dso->ksymbol_symbols.push_back({m.start, m.end, std::string(e.name)});
   kernel_maps_.Insert(m);
 }
 

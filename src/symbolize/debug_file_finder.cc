@@ -2,6 +2,7 @@
 
 #include <climits>
 #include <cstdlib>
+#include <iterator>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -61,20 +62,21 @@ bool EscapesSymfs(const std::string& symfs, const std::string& path) {
 }
 
 struct Inputs {
-  const std::string& long_name;  // normalized, absolute
+  bool is_path;                  // long_name is an absolute file name
+  const std::string& long_name;  // normalized when is_path, else as recorded
   std::string dir;               // dirname of long_name
   std::string base;              // basename of long_name
   std::string bid;               // hex, "" if none
-  const std::string& debuglink;
+  const DebugFileQuery& query;
   const FinderOptions& options;
 };
 
 using Emit = void (*)(const Inputs& in, std::vector<std::string>* out);
 
 void EmitDebuglink(const Inputs& in, std::vector<std::string>* out) {
-  const std::string& dl = in.debuglink;
+  const std::string& dl = in.query.debuglink;
   // The debuglink is a file name; refuse anything with a directory part.
-  if (dl.empty() || dl.find('/') != std::string::npos || dl == "." || dl == "..") return;
+  if (!in.is_path || dl.empty() || dl.find('/') != std::string::npos || dl == "." || dl == "..") return;
   out->push_back(in.dir + "/" + dl);
   out->push_back(in.dir + "/.debug/" + dl);
   out->push_back("/usr/lib/debug" + in.dir + "/" + dl);
@@ -82,13 +84,21 @@ void EmitDebuglink(const Inputs& in, std::vector<std::string>* out) {
 
 void EmitBuildIdCache(const Inputs& in, std::vector<std::string>* out) {
   if (in.bid.size() < 3 || in.options.buildid_dir.empty()) return;
-  std::string link = StripTrailingSlash(in.options.buildid_dir) + "/.build-id/" + in.bid.substr(0, 2) + "/" +
-                     in.bid.substr(2);
-  out->push_back(link + "/" + in.options.cache_basename);  // link to the entry's directory
-  out->push_back(link);                                   // old caches: link to the file
+  std::string dir = StripTrailingSlash(in.options.buildid_dir);
+  std::string link = dir + "/.build-id/" + in.bid.substr(0, 2) + "/" + in.bid.substr(2);
+  const std::string& basename = in.options.cache_basename;
+  if (!in.is_path) {
+    // Special DSOs: only the .build-id link and <dir>/<name>/<bid>/<basename>.
+    out->push_back(link + "/" + basename);
+    const std::string& n = in.long_name;
+    if (n.find('/') == std::string::npos && n != "." && n != "..")
+      out->push_back(dir + "/" + n + "/" + in.bid + "/" + basename);
+    return;
+  }
+  out->push_back(link + "/" + basename);  // link to the entry's directory
+  out->push_back(link);                   // old caches: link to the file
   // The entry itself: <dir>/<long_name>/<bid>/<basename>.
-  if (auto p = Under(in.options.buildid_dir, in.long_name + "/" + in.bid + "/" + in.options.cache_basename))
-    out->push_back(*p);
+  if (auto p = Under(in.options.buildid_dir, in.long_name + "/" + in.bid + "/" + basename)) out->push_back(*p);
 }
 
 void EmitBuildIdCacheDebug(const Inputs& in, std::vector<std::string>* out) {
@@ -98,41 +108,88 @@ void EmitBuildIdCacheDebug(const Inputs& in, std::vector<std::string>* out) {
 }
 
 void EmitFedora(const Inputs& in, std::vector<std::string>* out) {
-  out->push_back("/usr/lib/debug" + in.long_name + ".debug");
+  if (in.is_path) out->push_back("/usr/lib/debug" + in.long_name + ".debug");
 }
-void EmitUbuntu(const Inputs& in, std::vector<std::string>* out) { out->push_back("/usr/lib/debug" + in.long_name); }
+void EmitUbuntu(const Inputs& in, std::vector<std::string>* out) {
+  if (in.is_path) out->push_back("/usr/lib/debug" + in.long_name);
+}
 void EmitBuildIdDebuginfo(const Inputs& in, std::vector<std::string>* out) {
   if (in.bid.size() < 3) return;
   out->push_back("/usr/lib/debug/.build-id/" + in.bid.substr(0, 2) + "/" + in.bid.substr(2) + ".debug");
 }
-void EmitSystemPath(const Inputs& in, std::vector<std::string>* out) { out->push_back(in.long_name); }
+void EmitSystemPath(const Inputs& in, std::vector<std::string>* out) {
+  if (in.is_path) out->push_back(in.long_name);
+}
 void EmitOpenEmbedded(const Inputs& in, std::vector<std::string>* out) {
-  out->push_back(in.dir + "/.debug/" + in.base);
+  if (in.is_path) out->push_back(in.dir + "/.debug/" + in.base);
 }
 void EmitMixedupUbuntu(const Inputs& in, std::vector<std::string>* out) {
-  if (StartsWith(in.long_name, "/usr/")) out->push_back("/usr/lib/debug" + in.long_name.substr(4));
+  if (in.is_path && StartsWith(in.long_name, "/usr/")) out->push_back("/usr/lib/debug" + in.long_name.substr(4));
+}
+void EmitUserFile(const Inputs& in, std::vector<std::string>* out) {
+  if (!in.query.user_file.empty()) out->push_back(in.query.user_file);
+}
+// The kallsyms cache rows keep the paths perf record writes, byte for byte (no
+// trailing-slash stripping: the "tried:" summary quotes them).
+void EmitKallsymsCacheEntry(const Inputs& in, std::vector<std::string>* out) {
+  if (!in.bid.empty() && !in.options.buildid_dir.empty())
+    out->push_back(in.options.buildid_dir + "/[kernel.kallsyms]/" + in.bid + "/kallsyms");
+}
+void EmitKallsymsBuildIdLink(const Inputs& in, std::vector<std::string>* out) {
+  if (!in.bid.empty() && !in.options.buildid_dir.empty())
+    out->push_back(in.options.buildid_dir + "/.build-id/" + in.bid.substr(0, 2) + "/" + in.bid.substr(2) + "/kallsyms");
+}
+void EmitKallsymsCacheOld(const Inputs& in, std::vector<std::string>* out) {
+  if (!in.bid.empty() && !in.options.buildid_dir.empty())
+    out->push_back(in.options.buildid_dir + "/[kernel.kallsyms]/" + in.bid);
+}
+void EmitLocalImage(const Inputs& in, std::vector<std::string>* out) {
+  if (!in.query.local_image.empty()) out->push_back(in.query.local_image);
 }
 
-struct KindRow {
-  CandidateKind kind;
-  Emit emit;
-  bool symfs;  // prefixed with --symfs (the build-id cache is local, never prefixed)
+// The path shapes, indexed by CandidateKind.
+constexpr Emit kEmit[] = {
+    EmitDebuglink,    EmitBuildIdCache, EmitBuildIdCacheDebug,  EmitFedora,
+    EmitUbuntu,       EmitBuildIdDebuginfo, EmitSystemPath,     EmitOpenEmbedded,
+    EmitMixedupUbuntu, EmitUserFile,    EmitKallsymsCacheEntry, EmitKallsymsBuildIdLink,
+    EmitKallsymsCacheOld, EmitLocalImage,
 };
+static_assert(std::size(kEmit) == static_cast<size_t>(CandidateKind::kLocalImage) + 1);
 
-// perf's binary_type_symtab[] for user DSOs, in order.
-constexpr KindRow kKinds[] = {
-    {CandidateKind::kDebuglink, EmitDebuglink, true},
-    {CandidateKind::kBuildIdCache, EmitBuildIdCache, false},
-    {CandidateKind::kBuildIdCacheDebug, EmitBuildIdCacheDebug, false},
-    {CandidateKind::kFedoraDebuginfo, EmitFedora, true},
-    {CandidateKind::kUbuntuDebuginfo, EmitUbuntu, true},
-    {CandidateKind::kBuildIdDebuginfo, EmitBuildIdDebuginfo, true},
-    {CandidateKind::kSystemPath, EmitSystemPath, true},
-    {CandidateKind::kOpenEmbeddedDebuginfo, EmitOpenEmbedded, true},
-    {CandidateKind::kMixedupUbuntuDebuginfo, EmitMixedupUbuntu, true},
+constexpr DebugSource kElfSources[] = {
+    {CandidateKind::kDebuglink, true},
+    {CandidateKind::kBuildIdCache, false},
+    {CandidateKind::kBuildIdCacheDebug, false},
+    {CandidateKind::kFedoraDebuginfo, true},
+    {CandidateKind::kUbuntuDebuginfo, true},
+    {CandidateKind::kBuildIdDebuginfo, true},
+    {CandidateKind::kSystemPath, true},
+    {CandidateKind::kOpenEmbeddedDebuginfo, true},
+    {CandidateKind::kMixedupUbuntuDebuginfo, true},
 };
+constexpr DebugSource kSystemPathSource[] = {{CandidateKind::kSystemPath, true}};
+constexpr DebugSource kVdsoSources[] = {
+    {CandidateKind::kUserFile, false},
+    {CandidateKind::kBuildIdCache, false},
+    {CandidateKind::kBuildIdCacheDebug, false},
+    {CandidateKind::kBuildIdDebuginfo, false},
+    {CandidateKind::kLocalImage, false},
+};
+constexpr DebugSource kKallsymsSources[] = {
+    {CandidateKind::kKallsymsCacheEntry, false},
+    {CandidateKind::kKallsymsBuildIdLink, false},
+    {CandidateKind::kKallsymsCacheOld, false},
+    {CandidateKind::kLocalImage, false},
+};
+constexpr DebugSource kUserFileSource[] = {{CandidateKind::kUserFile, false}};
 
 }  // namespace
+
+std::span<const DebugSource> ElfDebugSources() { return kElfSources; }
+std::span<const DebugSource> SystemPathSource() { return kSystemPathSource; }
+std::span<const DebugSource> VdsoDebugSources() { return kVdsoSources; }
+std::span<const DebugSource> KallsymsDebugSources() { return kKallsymsSources; }
+std::span<const DebugSource> UserFileSource() { return kUserFileSource; }
 
 const char* CandidateKindName(CandidateKind kind) {
   switch (kind) {
@@ -145,51 +202,50 @@ const char* CandidateKindName(CandidateKind kind) {
     case CandidateKind::kSystemPath: return "system path";
     case CandidateKind::kOpenEmbeddedDebuginfo: return "openembedded debuginfo";
     case CandidateKind::kMixedupUbuntuDebuginfo: return "mixedup ubuntu debuginfo";
+    case CandidateKind::kUserFile: return "user file";
+    case CandidateKind::kKallsymsCacheEntry: return "kallsyms cache";
+    case CandidateKind::kKallsymsBuildIdLink: return "kallsyms build-id link";
+    case CandidateKind::kKallsymsCacheOld: return "kallsyms old cache";
+    case CandidateKind::kLocalImage: return "local image";
   }
   return "?";
 }
 
-std::vector<Candidate> DebugFileCandidates(const std::string& long_name, const BuildId& build_id,
-                                           const std::string& debuglink, const FinderOptions& options) {
+std::vector<Candidate> DebugFileCandidates(std::span<const DebugSource> sources, const DebugFileQuery& query,
+                                           const FinderOptions& options) {
   std::vector<Candidate> out;
-  // Only absolute file names are files; "[vdso]" etc. get build-id candidates only.
+  const std::string& long_name = query.long_name;
   bool is_path = !long_name.empty() && long_name[0] == '/';
   std::optional<std::string> norm = is_path ? Normalize(long_name) : std::nullopt;
   if (is_path && !norm) return out;  // "/../.." escapes: no candidates at all
-  std::string name = norm ? *norm : std::string();
-  size_t slash = name.rfind('/');
-  Inputs in{name,
+  const std::string& name = norm ? *norm : long_name;
+  size_t slash = is_path ? name.rfind('/') : std::string::npos;
+  Inputs in{is_path,
+            name,
             slash == std::string::npos || slash == 0 ? std::string() : name.substr(0, slash),
             slash == std::string::npos ? name : name.substr(slash + 1),
-            build_id.ToHex(),
-            debuglink,
+            query.build_id.ToHex(),
+            query,
             options};
-  for (const KindRow& row : kKinds) {
-    bool needs_path = row.kind != CandidateKind::kBuildIdCache && row.kind != CandidateKind::kBuildIdCacheDebug &&
-                      row.kind != CandidateKind::kBuildIdDebuginfo;
-    if (needs_path && !is_path) continue;
-    if (!is_path && row.kind == CandidateKind::kBuildIdCache) {
-      // Special DSOs: only the .build-id link and <dir>/<name>/<bid>/<basename>.
-      if (in.bid.size() < 3 || options.buildid_dir.empty()) continue;
-      std::string dir = StripTrailingSlash(options.buildid_dir);
-      out.push_back({row.kind, dir + "/.build-id/" + in.bid.substr(0, 2) + "/" + in.bid.substr(2) + "/" +
-                                   options.cache_basename});
-      if (long_name.find('/') == std::string::npos && long_name != "." && long_name != "..")
-        out.push_back({row.kind, dir + "/" + long_name + "/" + in.bid + "/" + options.cache_basename});
-      continue;
-    }
-    std::vector<std::string> paths;
-    row.emit(in, &paths);
+  std::vector<std::string> paths;
+  for (const DebugSource& source : sources) {
+    paths.clear();
+    kEmit[static_cast<size_t>(source.kind)](in, &paths);
     for (std::string& p : paths) {
-      if (row.symfs && !options.symfs.empty()) {
+      if (source.symfs && !options.symfs.empty()) {
         auto prefixed = Under(options.symfs, p);
         if (!prefixed || EscapesSymfs(options.symfs, *prefixed)) continue;
         p = *prefixed;
       }
-      out.push_back({row.kind, std::move(p)});
+      out.push_back({source.kind, std::move(p)});
     }
   }
   return out;
+}
+
+std::vector<Candidate> DebugFileCandidates(const std::string& long_name, const BuildId& build_id,
+                                           const std::string& debuglink, const FinderOptions& options) {
+  return DebugFileCandidates(kElfSources, DebugFileQuery{long_name, build_id, debuglink, "", ""}, options);
 }
 
 std::string DefaultBuildIdDir() {

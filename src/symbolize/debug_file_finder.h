@@ -1,7 +1,9 @@
-// Where a DSO's binary or debug file is looked for: an ordered list of candidate kinds
-// (data, not ifs), after perf's binary_type_symtab[] (spec B5.2).
+// Where a DSO's binary or debug file is looked for: ordered lists of sources (data, not
+// ifs), after perf's binary_type_symtab[] (spec B5.2), expanded into candidate paths
+// that the symbolizer walks in order with its build-id gate.
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -9,10 +11,12 @@
 
 namespace perflens {
 
-// Declared in perf's order (binary_type_symtab[]); DebugFileCandidates keeps it.
+// One kind of place to look. The user-DSO kinds are declared in perf's order
+// (binary_type_symtab[] in util/symbol.c, spec B5.2); the rest serve the vdso and the
+// kernel's kallsyms.
 enum class CandidateKind {
   kDebuglink,              // .gnu_debuglink next to the binary, in .debug/, /usr/lib/debug
-  kBuildIdCache,           // <buildid_dir>/.build-id/xx/yyyy/elf (or /vdso, /kallsyms), and
+  kBuildIdCache,           // <buildid_dir>/.build-id/xx/yyyy/elf (or /vdso), and
                            // <buildid_dir>/<long_name>/<bid>/elf
   kBuildIdCacheDebug,      // <buildid_dir>/.build-id/xx/yyyy/debug
   kFedoraDebuginfo,        // /usr/lib/debug<path>.debug
@@ -21,14 +25,39 @@ enum class CandidateKind {
   kSystemPath,             // <path> itself
   kOpenEmbeddedDebuginfo,  // <dir>/.debug/<file>
   kMixedupUbuntuDebuginfo, // /usr/lib/debug<path without /usr>
+  kUserFile,               // a file the user named (--vdso FILE, --kallsyms FILE)
+  kKallsymsCacheEntry,     // <buildid_dir>/[kernel.kallsyms]/<bid>/kallsyms
+  kKallsymsBuildIdLink,    // <buildid_dir>/.build-id/xx/yyyy/kallsyms
+  kKallsymsCacheOld,       // <buildid_dir>/[kernel.kallsyms]/<bid> (old cache layout)
+  kLocalImage,             // this machine's own copy: the local vdso, /proc/kallsyms
 };
 
 const char* CandidateKindName(CandidateKind kind);
 
 struct Candidate {
   CandidateKind kind;
-  std::string path;  // already prefixed with --symfs
+  std::string path;  // already prefixed with --symfs where the source says so
 };
+
+// A row of a source list: where to look and whether --symfs applies. The lists below
+// are the policy; a new place (debuginfod) is a new kind and a row, not another if.
+struct DebugSource {
+  CandidateKind kind;
+  bool symfs;  // prefixed with --symfs (the build-id cache and local copies never are)
+};
+
+// perf's binary_type_symtab[] for user ELF DSOs, in order.
+std::span<const DebugSource> ElfDebugSources();
+// The binary at its recorded path only: where its debuglink and build-id are read.
+std::span<const DebugSource> SystemPathSource();
+// [vdso*] (spec C): --vdso FILE, the build-id cache (entry, debug, /usr/lib/debug
+// .build-id), the local vdso.
+std::span<const DebugSource> VdsoDebugSources();
+// The kernel without --kallsyms: the build-id cache (new, link, old layout), then
+// /proc/kallsyms (DebugFileQuery::local_image, set only for the running kernel).
+std::span<const DebugSource> KallsymsDebugSources();
+// --kallsyms FILE: that file alone.
+std::span<const DebugSource> UserFileSource();
 
 struct FinderOptions {
   std::string symfs;        // --symfs root, "" for none
@@ -37,10 +66,25 @@ struct FinderOptions {
   std::string cache_basename = "elf";
 };
 
-// The candidate paths for a DSO recorded as `long_name` with `build_id` (may be empty),
-// in the order perf tries them. `debuglink` is the .gnu_debuglink name read from the
-// binary (empty if unknown). Paths are not checked for existence here. With --symfs,
-// data-supplied paths never escape the symfs root ("..", absolute symlinks).
+// The DSO looked for. Empty fields make the sources that need them emit nothing.
+struct DebugFileQuery {
+  std::string long_name;    // as recorded: "/usr/lib/libc.so.6", "[vdso]"
+  BuildId build_id;         // recorded, or read from the binary
+  std::string debuglink;    // .gnu_debuglink file name read from the binary
+  std::string user_file;    // kUserFile's path
+  std::string local_image;  // kLocalImage's path ("/proc/self/fd/N", "/proc/kallsyms")
+};
+
+// The candidate paths of `sources` for `query`, in list order (each source may give
+// several paths, or none). Paths are not checked for existence here. Only absolute
+// long names get file-name sources; "[vdso]" etc. get build-id and explicit ones. With
+// --symfs, data-supplied paths never escape the symfs root ("..", absolute symlinks);
+// a long name whose ".." climbs above "/" gets no file-name candidates at all.
+std::vector<Candidate> DebugFileCandidates(std::span<const DebugSource> sources, const DebugFileQuery& query,
+                                           const FinderOptions& options);
+
+// ElfDebugSources() for a DSO recorded as `long_name` with `build_id` (may be empty)
+// and the binary's `debuglink` (empty if unknown).
 std::vector<Candidate> DebugFileCandidates(const std::string& long_name, const BuildId& build_id,
                                            const std::string& debuglink, const FinderOptions& options);
 

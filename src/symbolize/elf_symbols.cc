@@ -164,21 +164,18 @@ BuildId ReadBuildId(const ElfFile& f, const std::vector<Section>& secs) {
   return {};
 }
 
-struct LoadSegment {
-  uint64_t vaddr, offset, size;
-};
-
-std::vector<LoadSegment> ReadLoadSegments(const ElfFile& f) {
-  std::vector<LoadSegment> out;
+// The PT_LOAD headers in program-header order; empty-sized ones are skipped.
+ElfSegments ReadLoadSegments(const ElfFile& f) {
+  std::vector<ElfSegment> out;
   size_t phnum = 0;
-  if (elf_getphdrnum(f.elf(), &phnum) != 0) return out;
+  if (elf_getphdrnum(f.elf(), &phnum) != 0) return ElfSegments{};
   for (size_t i = 0; i < phnum; ++i) {
     GElf_Phdr ph;
     if (!gelf_getphdr(f.elf(), i, &ph) || ph.p_type != PT_LOAD) continue;
     uint64_t size = std::max(ph.p_memsz, ph.p_filesz);
-    if (size) out.push_back({ph.p_vaddr, ph.p_offset, size});
+    if (size) out.push_back({ph.p_offset, ph.p_vaddr, size});
   }
-  return out;
+  return ElfSegments(std::move(out));
 }
 
 // perf's elf_sec__filter for labels: sections named like text or data.
@@ -194,7 +191,7 @@ struct SymtabContext {
   const ElfFile& syms;
   const std::vector<Section>& syms_secs;
   const std::vector<Section>& runtime_secs;
-  const std::vector<LoadSegment>& loads;
+  const ElfSegments& loads;
   const ElfSymbolOptions& options;
   uint16_t machine;
 };
@@ -231,10 +228,7 @@ Status LoadSymtab(const SymtabContext& c, const Section& symtab, SymbolTable* ta
     if (c.machine == EM_ARM && type == STT_FUNC && (value & 1)) --value;
     if (!c.options.kernel) {
       // dso_vaddr → file offset through the PT_LOAD holding it, else the section.
-      auto seg = std::find_if(c.loads.begin(), c.loads.end(), [&](const LoadSegment& s) {
-        return value >= s.vaddr && value - s.vaddr < s.size;
-      });
-      if (seg != c.loads.end()) value = value - seg->vaddr + seg->offset;
+      if (auto file_offset = c.loads.ToFileOffset(value)) value = *file_offset;
       else value = value - sec->shdr.sh_addr + sec->shdr.sh_offset;
     }
     std::string demangled = c.options.demangle ? DemangleLikePerf(name) : std::string();
@@ -350,6 +344,13 @@ Result<ElfInfo> ReadElfInfo(const std::string& path) {
 
 Result<SymbolTable> LoadElfSymbols(const std::string& syms_path, const std::string& runtime_path,
                                    const ElfSymbolOptions& options) {
+  auto image = LoadElfImage(syms_path, runtime_path, options);
+  if (!image.ok()) return image.error();
+  return std::move(image->symbols);
+}
+
+Result<ElfImage> LoadElfImage(const std::string& syms_path, const std::string& runtime_path,
+                              const ElfSymbolOptions& options) {
   auto syms = ElfFile::Open(syms_path);
   if (!syms.ok()) return syms.error();
   auto syms_secs = ReadSections(*syms);
@@ -367,7 +368,7 @@ Result<SymbolTable> LoadElfSymbols(const std::string& syms_path, const std::stri
     runtime = &*runtime_file;
     runtime_secs = &runtime_secs_storage;
   }
-  std::vector<LoadSegment> loads = ReadLoadSegments(*runtime);
+  ElfSegments loads = ReadLoadSegments(*runtime);
   if (loads.empty()) loads = ReadLoadSegments(*syms);
   GElf_Ehdr ehdr;
   gelf_getehdr(syms->elf(), &ehdr);
@@ -387,7 +388,7 @@ Result<SymbolTable> LoadElfSymbols(const std::string& syms_path, const std::stri
     SynthesizePlt(*runtime, *runtime_secs, options, &table);
     table.Finish();
   }
-  return table;
+  return ElfImage{std::move(table), std::move(loads)};
 }
 
 }  // namespace perflens

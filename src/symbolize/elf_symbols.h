@@ -6,6 +6,7 @@
 
 #include "base/build_id.h"
 #include "base/result.h"
+#include "symbolize/elf_segments.h"
 #include "symbolize/symbol_table.h"
 
 namespace perflens {
@@ -41,8 +42,24 @@ struct ElfSymbolOptions {
 // main at st_value 0x1139 is at file offset 0x1139; a non-PIE ET_EXEC with p_vaddr
 // 0x401000 p_offset 0x1000 → st_value 0x401136 is file offset 0x1136.
 // Accepts STT_FUNC/STT_GNU_IFUNC/STT_OBJECT, and NOTYPE labels in text/data sections, as
-// perf; drops SHN_ABS, non-SHF_ALLOC sections and ARM mapping symbols.
+// perf; drops SHN_ABS, non-SHF_ALLOC sections and ARM mapping symbols. A st_value in no
+// PT_LOAD is converted through its section (sh_offset − sh_addr). Errors: a file not
+// openable/regular/ELF or over 2 GiB, a section table past the end of the file,
+// neither .symtab nor .dynsym, a kernel image without .symtab, a symbol table linked
+// to something other than a string table.
 Result<SymbolTable> LoadElfSymbols(const std::string& syms_path, const std::string& runtime_path,
                                    const ElfSymbolOptions& options);
+
+// What a DSO module keeps of its ELF files: the symbols (file_offset space, as
+// LoadElfSymbols) and the PT_LOAD segments they were converted through — the runtime
+// image's, or the symbol file's when the runtime image has none. Same errors as
+// LoadElfSymbols. With options.kernel the symbols stay in st_value space; the
+// segments are still the image's.
+struct ElfImage {
+  SymbolTable symbols;
+  ElfSegments segments;
+};
+Result<ElfImage> LoadElfImage(const std::string& syms_path, const std::string& runtime_path,
+                              const ElfSymbolOptions& options);
 
 }  // namespace perflens

@@ -11,6 +11,7 @@
 #include <future>
 #include <system_error>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <unordered_map>
 #include <algorithm>
@@ -127,19 +128,18 @@ KallsymsLoad FindKallsyms(const std::string& kallsyms_option, const std::string&
   KallsymsLoad out;
   out.bid = std::move(bid);
   out.ref = std::move(ref);
-  std::vector<std::string> paths;
-  if (!kallsyms_option.empty()) {
-    paths.push_back(kallsyms_option);
-  } else {
-    const std::string& b = out.bid;
-    if (!b.empty() && !buildid_dir.empty()) {
-      paths.push_back(buildid_dir + "/[kernel.kallsyms]/" + b + "/kallsyms");
-      paths.push_back(buildid_dir + "/.build-id/" + b.substr(0, 2) + "/" + b.substr(2) + "/kallsyms");
-      paths.push_back(buildid_dir + "/[kernel.kallsyms]/" + b);  // old cache layout
-    }
-    std::string running = RunningKernelBuildIdHex();
-    if (b.empty() || running == b) paths.push_back("/proc/kallsyms");
+  DebugFileQuery query;
+  query.build_id = BuildId::FromHex(out.bid).value_or(BuildId{});
+  query.user_file = kallsyms_option;
+  std::span<const DebugSource> sources = UserFileSource();
+  if (kallsyms_option.empty()) {
+    sources = KallsymsDebugSources();
+    // /proc/kallsyms only describes the running kernel.
+    if (out.bid.empty() || RunningKernelBuildIdHex() == out.bid) query.local_image = "/proc/kallsyms";
   }
+  std::vector<std::string> paths;
+  for (Candidate& c : DebugFileCandidates(sources, query, {"", buildid_dir, "kallsyms"}))
+    paths.push_back(std::move(c.path));
   for (const std::string& p : paths) {
     if (!IsRegularFile(p)) {
       out.tried.push_back(p);
@@ -173,58 +173,115 @@ std::string KernelRefSymbol(const Machine* machine) {
   return machine && !machine->kernel_ref_symbol().empty() ? machine->kernel_ref_symbol() : "_text";
 }
 
-struct Entry {
-  DsoLoadInfo info;
-  SymbolTable owned;
-  const SymbolTable* table = nullptr;
-};
+using Parts = DsoModule::Parts;
 
 struct ProblemClass {
   size_t dsos = 0;
   std::string first;
 };
 
+// Published modules by Dso id: chunks of atomic pointers that never move, so a lookup
+// is two acquire loads and no lock. Ids are dense per Machine (its Dso count); an id
+// outside kMaxIds is still served, through the loading map under its mutex.
+class ModuleSlots {
+ public:
+  static constexpr size_t kChunkBits = 10, kChunks = 1024, kMaxIds = kChunks << kChunkBits;
+  using Slot = std::atomic<const DsoModule*>;
+
+  const DsoModule* Find(int id) const {
+    if (id < 0 || static_cast<size_t>(id) >= kMaxIds) return nullptr;
+    const Slot* chunk = chunks_[static_cast<size_t>(id) >> kChunkBits].load(std::memory_order_acquire);
+    return chunk ? chunk[id & ((1 << kChunkBits) - 1)].load(std::memory_order_acquire) : nullptr;
+  }
+  // Called once per id, with the module fully built.
+  void Publish(int id, const DsoModule* module) {
+    if (id < 0 || static_cast<size_t>(id) >= kMaxIds) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    std::atomic<Slot*>& c = chunks_[static_cast<size_t>(id) >> kChunkBits];
+    Slot* chunk = c.load(std::memory_order_relaxed);
+    if (!chunk) {
+      owned_.push_back(std::make_unique<Slot[]>(size_t{1} << kChunkBits));  // value-initialized: nullptr
+      chunk = owned_.back().get();
+      c.store(chunk, std::memory_order_release);
+    }
+    chunk[id & ((1 << kChunkBits) - 1)].store(module, std::memory_order_release);
+  }
+
+ private:
+  std::array<std::atomic<Slot*>, kChunks> chunks_{};
+  std::mutex mu_;  // guards owned_ and chunk creation
+  std::vector<std::unique_ptr<Slot[]>> owned_;
+};
+
 }  // namespace
 
 struct Symbolizer::Impl {
+  // Set in the constructor, read-only after.
   SymbolizeOptions options;
   const Machine* machine = nullptr;
   std::string buildid_dir;
-  std::unordered_map<int, Entry> entries;
-  bool kallsyms_tried = false;
+
+  // One per Dso id: the once that builds its module, and the module.
+  struct Loading {
+    std::once_flag once;
+    std::unique_ptr<DsoModule> module;
+  };
+  std::mutex loading_mu;  // guards the map, not the loads
+  std::unordered_map<int, std::unique_ptr<Loading>> loading;
+  ModuleSlots published;
+
+  // Kernel symbols: looked up once (kallsyms_mu), by the first kernel or module load.
+  std::mutex kallsyms_mu;
+  std::atomic<bool> kallsyms_tried{false};
+  std::atomic<bool> kallsyms_prefetch_started{false};
   // Declared before the future, so it outlives the prefetch (the future's destructor
   // waits for the task, which sets it as it returns).
   std::atomic<bool> kallsyms_prefetch_done{false};
-  std::future<KallsymsLoad> kallsyms_prefetch;
-  std::optional<KallsymsTables> kallsyms;
-  DsoLoadInfo kallsyms_info;
-  std::map<std::string, ProblemClass> problems;
+  std::future<KallsymsLoad> kallsyms_prefetch;  // guarded by kallsyms_mu
+  std::optional<KallsymsTables> kallsyms;       // written once under kallsyms_mu, then read-only
+  DsoLoadInfo kallsyms_info;                    // likewise
 
-  Entry& Load(const Dso& dso);
-  void LoadUser(const Dso& dso, Entry* e);
+  mutable std::mutex problems_mu;
+  std::map<std::string, ProblemClass> problems;  // guarded by problems_mu
+
+  const DsoModule* LoadModule(const Dso& dso);
+  Parts Load(const Dso& dso);
+  void LoadUser(const Dso& dso, Parts* e);
   void LoadKallsymsOnce(const Dso& kernel);
-  void LoadKernel(const Dso& dso, Entry* e);
-  bool LoadVmlinux(const Dso& dso, Entry* e);
-  void LoadJit(const Dso& dso, Entry* e);
-  void LoadKsymbol(const Dso& dso, Entry* e);
-  void LoadVdso(const Dso& dso, Entry* e);
-  void Fail(Entry* e, LoadStatus status, const std::string& cls, std::string message) {
-    e->info.status = status;
-    e->info.message = message;
+  void LoadKernel(const Dso& dso, Parts* e);
+  bool LoadVmlinux(const Dso& dso, Parts* e);
+  void LoadJit(const Dso& dso, Parts* e);
+  void LoadKsymbol(const Dso& dso, Parts* e);
+  void LoadVdso(const Dso& dso, Parts* e);
+  // Counts a Dso under `cls`; the first one's message is the summary line.
+  void Note(const std::string& cls, std::string message) {
+    std::lock_guard<std::mutex> lock(problems_mu);
     ProblemClass& p = problems[cls];
     if (p.dsos++ == 0) p.first = std::move(message);
   }
-  void Loaded(Entry* e, SymbolTable table, std::string path) {
+  void Fail(Parts* e, LoadStatus status, const std::string& cls, std::string message) {
+    e->info.status = status;
+    e->info.message = message;
+    Note(cls, std::move(message));
+  }
+  void Loaded(Parts* e, SymbolTable table, std::string path) {
     e->owned = std::move(table);
-    e->table = &e->owned;
     e->info.status = LoadStatus::kLoaded;
     e->info.path = std::move(path);
+  }
+  // An ELF module: its symbols and segments; DWARF comes from the symbols file.
+  void LoadedElf(Parts* e, ElfImage image, std::string syms_path, std::string runtime_path) {
+    e->segments = std::move(image.segments);
+    e->runtime_path = std::move(runtime_path);
+    e->dwarf_path = syms_path;
+    Loaded(e, std::move(image.symbols), std::move(syms_path));
   }
 };
 
 void Symbolizer::PrefetchKernelSymbols() {
   Impl& m = *impl_;
-  if (m.kallsyms_tried || m.kallsyms_prefetch.valid() || !m.options.vmlinux.empty()) return;
+  std::lock_guard<std::mutex> lock(m.kallsyms_mu);
+  if (m.kallsyms_tried.load() || m.kallsyms_prefetch.valid() || !m.options.vmlinux.empty()) return;
   const Dso* kernel = m.machine ? m.machine->kernel_dso() : nullptr;
   std::string bid = kernel ? kernel->build_id().ToHex() : "";
   try {
@@ -236,6 +293,7 @@ void Symbolizer::PrefetchKernelSymbols() {
           return load;
         },
         m.options.kallsyms, m.buildid_dir, std::move(bid), KernelRefSymbol(m.machine));
+    m.kallsyms_prefetch_started.store(true, std::memory_order_release);
   } catch (const std::system_error&) {
     // No thread to spare: the kernel is loaded on first use instead.
   }
@@ -243,9 +301,11 @@ void Symbolizer::PrefetchKernelSymbols() {
 
 bool Symbolizer::KernelSymbolsPending() const {
   const Impl& m = *impl_;
-  // An atomic flag, not future::wait_for: a zero-timeout wait may be a futex call, and
+  // Atomic flags, not future::wait_for: a zero-timeout wait may be a futex call, and
   // this is asked per kernel sample.
-  return !m.kallsyms_tried && m.kallsyms_prefetch.valid() && !m.kallsyms_prefetch_done.load(std::memory_order_acquire);
+  return !m.kallsyms_tried.load(std::memory_order_acquire) &&
+         m.kallsyms_prefetch_started.load(std::memory_order_acquire) &&
+         !m.kallsyms_prefetch_done.load(std::memory_order_acquire);
 }
 
 Symbolizer::Symbolizer(SymbolizeOptions options, const Machine* machine) : impl_(std::make_unique<Impl>()) {
@@ -256,14 +316,13 @@ Symbolizer::Symbolizer(SymbolizeOptions options, const Machine* machine) : impl_
 
 Symbolizer::~Symbolizer() = default;
 
-const Symbol* Symbolizer::Find(const Dso& dso, uint64_t addr) {
-  Entry& e = impl_->Load(dso);
-  return e.table ? e.table->Find(addr) : nullptr;
+const DsoModule* Symbolizer::Module(const Dso& dso) {
+  if (const DsoModule* m = impl_->published.Find(dso.id())) return m;
+  return impl_->LoadModule(dso);
 }
 
-const DsoLoadInfo& Symbolizer::Info(const Dso& dso) { return impl_->Load(dso).info; }
-
 std::vector<std::string> Symbolizer::Problems() const {
+  std::lock_guard<std::mutex> lock(impl_->problems_mu);
   std::vector<std::string> out;
   for (const auto& [cls, p] : impl_->problems) {
     if (p.dsos == 1) out.push_back(p.first);
@@ -272,45 +331,59 @@ std::vector<std::string> Symbolizer::Problems() const {
   return out;
 }
 
-Entry& Symbolizer::Impl::Load(const Dso& dso) {
-  auto [it, inserted] = entries.try_emplace(dso.id());
-  Entry& e = it->second;
-  if (!inserted) return e;
+const DsoModule* Symbolizer::Impl::LoadModule(const Dso& dso) {
+  Loading* l;
+  {
+    std::lock_guard<std::mutex> lock(loading_mu);
+    std::unique_ptr<Loading>& slot = loading[dso.id()];
+    if (!slot) slot = std::make_unique<Loading>();
+    l = slot.get();
+  }
+  // Outside loading_mu: a slow load (a big debug file) holds up only its own Dso.
+  std::call_once(l->once, [&] {
+    l->module = std::make_unique<DsoModule>(Load(dso));
+    published.Publish(dso.id(), l->module.get());
+  });
+  return l->module.get();
+}
+
+DsoModule::Parts Symbolizer::Impl::Load(const Dso& dso) {
+  Parts parts;
+  Parts* e = &parts;
   switch (dso.kind()) {
-    case DsoKind::kUser: LoadUser(dso, &e); break;
+    case DsoKind::kUser: LoadUser(dso, e); break;
     case DsoKind::kKernel:
-    case DsoKind::kKernelModule: LoadKernel(dso, &e); break;
-    case DsoKind::kJitMap: LoadJit(dso, &e); break;
-    case DsoKind::kKsymbol: LoadKsymbol(dso, &e); break;
+    case DsoKind::kKernelModule: LoadKernel(dso, e); break;
+    case DsoKind::kJitMap: LoadJit(dso, e); break;
+    case DsoKind::kKsymbol: LoadKsymbol(dso, e); break;
     case DsoKind::kVdso:
     case DsoKind::kVdso32:
-    case DsoKind::kVdsox32: LoadVdso(dso, &e); break;
+    case DsoKind::kVdsox32: LoadVdso(dso, e); break;
     case DsoKind::kAnon:
-    case DsoKind::kUnknown: e.info.status = LoadStatus::kNoSymbols; break;
+    case DsoKind::kUnknown: e->info.status = LoadStatus::kNoSymbols; break;
   }
-  return e;
+  return parts;
 }
 
 // perf's dso__load for ELF files: walk the candidates, gate on the build-id, keep the
 // first with .symtab (syms) and the first with .dynsym (runtime image).
-void Symbolizer::Impl::LoadUser(const Dso& dso, Entry* e) {
+void Symbolizer::Impl::LoadUser(const Dso& dso, Parts* e) {
   const std::string& name = dso.long_name();
   FinderOptions fo{options.symfs, buildid_dir, "elf"};
-  BuildId bid = dso.build_id();
-  std::string debuglink;
+  DebugFileQuery query{name, dso.build_id(), "", "", ""};
+  BuildId& bid = query.build_id;
   // The binary at its recorded path: its debuglink, and (no build-id recorded) its
   // build-id so that debug files must match it, as perf does.
-  std::vector<Candidate> sys = DebugFileCandidates(name, BuildId{}, "", fo);
-  for (const Candidate& c : sys) {
-    if (c.kind != CandidateKind::kSystemPath || !IsRegularFile(c.path)) continue;
+  for (const Candidate& c : DebugFileCandidates(SystemPathSource(), {name, {}, "", "", ""}, fo)) {
+    if (!IsRegularFile(c.path)) continue;
     if (auto info = ReadElfInfo(c.path); info.ok()) {
-      if (bid.empty() || info->build_id == bid) debuglink = info->debuglink;
+      if (bid.empty() || info->build_id == bid) query.debuglink = info->debuglink;
       if (bid.empty()) bid = info->build_id;
     }
   }
   std::string syms, runtime;
   std::vector<std::string> looked, mismatches, errors;
-  for (const Candidate& c : DebugFileCandidates(name, bid, debuglink, fo)) {
+  for (const Candidate& c : DebugFileCandidates(ElfDebugSources(), query, fo)) {
     looked.push_back(c.path);
     if (!IsRegularFile(c.path)) continue;
     auto info = ReadElfInfo(c.path);
@@ -345,17 +418,22 @@ void Symbolizer::Impl::LoadUser(const Dso& dso, Entry* e) {
   if (runtime.empty()) runtime = syms;
   ElfSymbolOptions eo;
   eo.demangle = options.demangle;
-  auto table = LoadElfSymbols(syms, runtime, eo);
-  if (!table.ok()) {
-    Fail(e, LoadStatus::kError, "unreadable", fmt::format("{}: {}", name, table.error().message));
+  auto image = LoadElfImage(syms, runtime, eo);
+  if (!image.ok()) {
+    Fail(e, LoadStatus::kError, "unreadable", fmt::format("{}: {}", name, image.error().message));
     return;
   }
-  Loaded(e, std::move(*table), syms);
+  LoadedElf(e, std::move(*image), syms, runtime);
 }
 
 void Symbolizer::Impl::LoadKallsymsOnce(const Dso& kernel) {
-  if (kallsyms_tried) return;
-  kallsyms_tried = true;
+  std::lock_guard<std::mutex> lock(kallsyms_mu);
+  if (kallsyms_tried.load(std::memory_order_relaxed)) return;
+  // Set when done (release), so that KernelSymbolsPending stays true until then.
+  struct MarkTried {
+    std::atomic<bool>* tried;
+    ~MarkTried() { tried->store(true, std::memory_order_release); }
+  } mark{&kallsyms_tried};
   const std::string bid = kernel.build_id().ToHex(), ref = KernelRefSymbol(machine);
   std::optional<KallsymsLoad> found;
   if (kallsyms_prefetch.valid()) {
@@ -387,7 +465,7 @@ void Symbolizer::Impl::LoadKallsymsOnce(const Dso& kernel) {
 // --vmlinux FILE: the kernel's ELF symbols (absolute st_value), build-id gated and
 // relocated by the KASLR anchor: reloc = recorded _text − vmlinux _text (perf's
 // dso__load_vmlinux + map relocation). Returns false (with e filled) on failure.
-bool Symbolizer::Impl::LoadVmlinux(const Dso& dso, Entry* e) {
+bool Symbolizer::Impl::LoadVmlinux(const Dso& dso, Parts* e) {
   const std::string& path = options.vmlinux;
   auto info = ReadElfInfo(path);
   if (!info.ok()) {
@@ -427,10 +505,14 @@ bool Symbolizer::Impl::LoadVmlinux(const Dso& dso, Entry* e) {
   } else {
     Loaded(e, std::move(*table), path);
   }
+  // DWARF of the image, in its unrelocated addresses; no segments: kernel lookups
+  // take absolute addresses, not file offsets.
+  e->runtime_path = path;
+  e->dwarf_path = path;
   return true;
 }
 
-void Symbolizer::Impl::LoadKernel(const Dso& dso, Entry* e) {
+void Symbolizer::Impl::LoadKernel(const Dso& dso, Parts* e) {
   const Dso* kernel = machine && machine->kernel_dso() ? machine->kernel_dso() : &dso;
   if (dso.kind() == DsoKind::kKernel && !options.vmlinux.empty() && options.kallsyms.empty()) {
     LoadVmlinux(dso, e);
@@ -443,7 +525,7 @@ void Symbolizer::Impl::LoadKernel(const Dso& dso, Entry* e) {
   }
   e->info = kallsyms_info;
   if (dso.kind() == DsoKind::kKernel) {
-    e->table = &kallsyms->kernel;
+    e->shared = &kallsyms->kernel;
     return;
   }
   auto it = kallsyms->modules.find(ModuleKey(dso));
@@ -452,8 +534,9 @@ void Symbolizer::Impl::LoadKernel(const Dso& dso, Entry* e) {
          fmt::format("{}: module {} not in {}", dso.long_name(), ModuleKey(dso), kallsyms_info.path));
     return;
   }
-  // Module maps translate ip → ip − map start (perf's map__map_ip for a module DSO map),
-  // so the module's absolute kallsyms addresses are rebased on its load address.
+  // Module maps translate ip → module_offset = ip − (start − pgoff) (perf's map__map_ip
+  // for a module DSO map), so the module's absolute kallsyms addresses are rebased on
+  // its load base: xfs_bar at 0xffffffffc0001100, base 0xffffffffc0000000 → 0x1100.
   uint64_t base = 0;
   if (machine) {
     for (const Map& m : machine->kernel_maps().maps())
@@ -470,7 +553,7 @@ void Symbolizer::Impl::LoadKernel(const Dso& dso, Entry* e) {
   Loaded(e, std::move(rel), path);
 }
 
-void Symbolizer::Impl::LoadJit(const Dso& dso, Entry* e) {
+void Symbolizer::Impl::LoadJit(const Dso& dso, Parts* e) {
   std::string path = dso.jit_pid ? fmt::format("/tmp/perf-{}.map", dso.jit_pid) : dso.long_name();
   auto text = ReadTextFile(path);
   if (!text.ok()) {
@@ -480,15 +563,14 @@ void Symbolizer::Impl::LoadJit(const Dso& dso, Entry* e) {
   size_t bad = 0;
   SymbolTable t = ParsePerfMap(*text, &bad);
   if (bad) {
-    ProblemClass& p = problems["jit map lines"];
-    if (p.dsos++ == 0) p.first = fmt::format("{}: {} malformed lines skipped", path, bad);
+    Note("jit map lines", fmt::format("{}: {} malformed lines skipped", path, bad));
   }
   Loaded(e, std::move(t), path);
 }
 
-void Symbolizer::Impl::LoadKsymbol(const Dso& dso, Entry* e) {
+void Symbolizer::Impl::LoadKsymbol(const Dso& dso, Parts* e) {
   SymbolTable t;
-  for (const Dso::InlineSymbol& s : dso.inline_symbols) {
+  for (const Dso::KsymbolSymbol& s : dso.ksymbol_symbols) {
     t.Add(s.start, s.end > s.start ? s.end - s.start : 0, s.name);
   }
   t.Finish();
@@ -497,31 +579,21 @@ void Symbolizer::Impl::LoadKsymbol(const Dso& dso, Entry* e) {
 
 // Part C: an image is used only when its build-id equals the recorded one; with none
 // recorded, the local vdso only when the recorded kernel release and arch are ours.
-void Symbolizer::Impl::LoadVdso(const Dso& dso, Entry* e) {
+void Symbolizer::Impl::LoadVdso(const Dso& dso, Parts* e) {
   const std::string& name = dso.short_name();
   const BuildId& bid = dso.build_id();
-  struct Source {
-    std::string path;
-    bool local;
-  };
-  std::vector<Source> sources;
-  if (!options.vdso_image.empty()) sources.push_back({options.vdso_image, false});
-  if (!bid.empty()) {
-    for (const Candidate& c : DebugFileCandidates("[vdso]", bid, "", {"", buildid_dir, "vdso"}))
-      sources.push_back({c.path, false});
-  }
   auto local = GetLocalVdso(dso.kind());
   std::string local_desc = local.ok() ? local->build_id.ToHex() : local.error().message;
-  if (local.ok()) sources.push_back({local->path, true});
+  // Build-id cache rows are looked up under "[vdso]" for every vdso kind, as perf.
+  DebugFileQuery query{"[vdso]", bid, "", options.vdso_image, local.ok() ? local->path : ""};
   std::vector<std::string> looked;
   // A --vdso image the user named but that cannot be used is said so once.
-  auto refuse_user_image = [&](const Source& src, const std::string& why) {
-    if (src.path != options.vdso_image || src.local) return;
-    ProblemClass& p = problems["--vdso"];
-    if (p.dsos++ == 0) p.first = fmt::format("--vdso {}: {}; ignored", src.path, why);
+  auto refuse_user_image = [&](const Candidate& c, const std::string& why) {
+    if (c.kind == CandidateKind::kUserFile) Note("--vdso", fmt::format("--vdso {}: {}; ignored", c.path, why));
   };
-  for (const Source& s : sources) {
-    if (!s.local) looked.push_back(s.path);
+  for (const Candidate& s : DebugFileCandidates(VdsoDebugSources(), query, {"", buildid_dir, "vdso"})) {
+    bool is_local = s.kind == CandidateKind::kLocalImage;
+    if (!is_local) looked.push_back(s.path);
     if (!IsRegularFile(s.path)) {
       refuse_user_image(s, "not a regular file");
       continue;
@@ -536,7 +608,7 @@ void Symbolizer::Impl::LoadVdso(const Dso& dso, Entry* e) {
                                        info->build_id.empty() ? "(none)" : info->build_id.ToHex(), bid.ToHex()));
       continue;
     }
-    if (bid.empty() && s.local) {
+    if (bid.empty() && is_local) {
       struct utsname u;
       bool same = uname(&u) == 0 && !options.recorded_osrelease.empty() && options.recorded_osrelease == u.release &&
                   !options.recorded_arch.empty() && options.recorded_arch == u.machine;
@@ -550,16 +622,15 @@ void Symbolizer::Impl::LoadVdso(const Dso& dso, Entry* e) {
                          u.machine));
         return;
       }
-      ProblemClass& p = problems[name + " unverified"];
-      if (p.dsos++ == 0)
-        p.first = fmt::format("{}: no build-id recorded; using the local vdso ({}) of the same kernel release {}",
-                              name, local_desc, u.release);
+      Note(name + " unverified",
+           fmt::format("{}: no build-id recorded; using the local vdso ({}) of the same kernel release {}", name,
+                       local_desc, u.release));
     }
     ElfSymbolOptions eo;
     eo.demangle = options.demangle;
-    auto table = LoadElfSymbols(s.path, s.path, eo);
-    if (!table.ok()) continue;
-    Loaded(e, std::move(*table), s.path);
+    auto image = LoadElfImage(s.path, s.path, eo);
+    if (!image.ok()) continue;
+    LoadedElf(e, std::move(*image), s.path, s.path);
     return;
   }
   if (bid.empty()) {

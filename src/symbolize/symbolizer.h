@@ -1,8 +1,22 @@
-// Symbolizer: the facade that gives a Dso its symbols, lazily, once per Dso (LLVM
-// Symbolize's shape): ELF files through the candidate list with the build-id gate, the
-// kernel through kallsyms (KASLR-relocated with the recorded anchor), JIT maps through
-// /tmp/perf-PID.map, KSYMBOL symbols from the data, and the vdso as vdso.h describes.
-// Each load failure is recorded once per Dso and summarized, never reported per sample.
+// Symbolizer: the facade that builds one DsoModule per Dso, lazily, once (LLVM
+// Symbolize's shape): ELF files through the debug-file sources (debug_file_finder.h)
+// with the build-id gate, the kernel through kallsyms (KASLR-relocated with the
+// recorded anchor) or --vmlinux, JIT maps through /tmp/perf-PID.map, KSYMBOL symbols
+// from the data, and the vdso as vdso.h describes. Each load failure is recorded once
+// per Dso and summarized, never reported per sample.
+//
+// The address `Find` and the module take is mapped_addr = Map::MapIp(ip), whose space
+// depends on the DsoKind (dso_module.h has the table): file_offset for kUser and kVdso*, the absolute
+// address for kKernel, module_offset (ip - (map start - pgoff)) for kKernelModule, the
+// ip for kJitMap and kKsymbol. Example: libfoo.so mapped at start 0x7f3a00001000 pgoff
+// 0x1000, ip 0x7f3a00001548 → Find(libfoo, file_offset 0x1548).
+//
+// Threads: Module/Find/Info may be called from several threads at once. A module is
+// built under a per-Dso once (two threads asking for one Dso wait for one load; loads
+// of different Dsos may run side by side), then published; lookups on a published
+// module take no lock. Loading reads the Machine (kernel maps, KASLR anchor) and the
+// Dso (build-id, KSYMBOL symbols): the caller must not change those while another
+// thread may load. PrefetchKernelSymbols belongs to set-up, before concurrent use.
 #pragma once
 
 #include <memory>
@@ -11,6 +25,7 @@
 
 #include "model/dso.h"
 #include "model/machine.h"
+#include "symbolize/dso_module.h"
 #include "symbolize/symbol_table.h"
 
 namespace perflens {
@@ -28,21 +43,6 @@ struct SymbolizeOptions {
   std::string recorded_arch;
 };
 
-enum class LoadStatus {
-  kNotLoaded,
-  kLoaded,            // symbols found (possibly zero of them)
-  kNotFound,          // no candidate file exists
-  kBuildIdMismatch,   // candidates exist but none has the recorded build-id
-  kNoSymbols,         // found, but without .symtab/.dynsym
-  kError,             // malformed file etc.
-};
-
-struct DsoLoadInfo {
-  LoadStatus status = LoadStatus::kNotLoaded;
-  std::string path;     // file the symbols came from
-  std::string message;  // why not, naming the build-id needed and the places looked in
-};
-
 class Symbolizer {
  public:
   Symbolizer(SymbolizeOptions options, const Machine* machine);
@@ -58,13 +58,20 @@ class Symbolizer {
   // it. Callers that can resolve kernel symbols later (Report) keep going instead.
   bool KernelSymbolsPending() const;
 
-  // The symbol covering `addr` (the Map::MapIp of the sample ip) in `dso`, loading the
-  // DSO's symbols on first use. nullptr when the DSO has no symbol there.
-  const Symbol* Find(const Dso& dso, uint64_t addr);
+  // The module of `dso`, built on first use; never nullptr (a module that failed to
+  // load has info().status != kLoaded and answers nothing). Valid as long as the
+  // Symbolizer. Once built, this is two atomic loads.
+  const DsoModule* Module(const Dso& dso);
+  // The symbol covering `mapped_addr` in `dso` (the Map::MapIp space of its kind, see
+  // above), loading the module on first use; nullptr when the DSO has no symbol there
+  // or failed to load (Info says why). The report's hot path: once loaded, no lock
+  // and no allocation.
+  const Symbol* Find(const Dso& dso, uint64_t mapped_addr) { return Module(dso)->FindSymbol(mapped_addr); }
   // The load outcome for `dso` (loads it if needed).
-  const DsoLoadInfo& Info(const Dso& dso);
+  const DsoLoadInfo& Info(const Dso& dso) { return Module(dso)->info(); }
   // One line per problem class for the end-of-report summary (e.g. "[vdso]: build-id
-  // 1a2b.. not found in ~/.debug/[vdso]/1a2b../vdso; local vdso has 3c4d..").
+  // 1a2b.. not found in ~/.debug/[vdso]/1a2b../vdso; local vdso has 3c4d.."), sorted
+  // by class. Safe beside loads on other threads (a snapshot).
   std::vector<std::string> Problems() const;
 
  private:

@@ -352,9 +352,9 @@ TEST(MachineTest, KsymbolRegisterAndUnregister) {
   EXPECT_EQ(map->dso->kind(), DsoKind::kKsymbol);
   EXPECT_EQ(map->dso->long_name(), "bpf_prog_6deef7357e7b4530");
   EXPECT_EQ(map->MapIp(0xffffffffc0001040), 0xffffffffc0001040u);
-  ASSERT_EQ(map->dso->inline_symbols.size(), 1u);
-  EXPECT_EQ(map->dso->inline_symbols[0].start, 0xffffffffc0001000u);
-  EXPECT_EQ(map->dso->inline_symbols[0].end, 0xffffffffc0001080u);
+  ASSERT_EQ(map->dso->ksymbol_symbols.size(), 1u);
+  EXPECT_EQ(map->dso->ksymbol_symbols[0].start, 0xffffffffc0001000u);
+  EXPECT_EQ(map->dso->ksymbol_symbols[0].end, 0xffffffffc0001080u);
   EXPECT_EQ(m.FindMap(nullptr, kMiscKernel, 0xffffffffc0001080), nullptr);
   e.flags = 1;  // PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER
   m.ProcessKsymbol(e);

@@ -86,6 +86,48 @@ TEST(DebugFileFinderTest, SymfsSymlinkEscapeRefused) {
   EXPECT_TRUE(found);
 }
 
+// The vdso and kallsyms lists, in the order the "looked in"/"tried" summaries quote.
+TEST(DebugFileFinderTest, VdsoSourcesInOrder) {
+  DebugFileQuery q{"[vdso]", kBid, "", "/my/vdso.so", "/proc/self/fd/9"};
+  auto c = DebugFileCandidates(VdsoDebugSources(), q, {"", "/cache", "vdso"});
+  EXPECT_EQ(Paths(c), (std::vector<std::string>{
+                          "/my/vdso.so",
+                          "/cache/.build-id/01/23456789abcdef0123456789abcdef01234567/vdso",
+                          "/cache/[vdso]/0123456789abcdef0123456789abcdef01234567/vdso",
+                          "/cache/.build-id/01/23456789abcdef0123456789abcdef01234567/debug",
+                          "/usr/lib/debug/.build-id/01/23456789abcdef0123456789abcdef01234567.debug",
+                          "/proc/self/fd/9",
+                      }));
+  EXPECT_EQ(c.front().kind, CandidateKind::kUserFile);
+  EXPECT_EQ(c.back().kind, CandidateKind::kLocalImage);
+  // No build-id recorded: only the user's file and the local image.
+  q.build_id = BuildId{};
+  EXPECT_EQ(Paths(DebugFileCandidates(VdsoDebugSources(), q, {"", "/cache", "vdso"})),
+            (std::vector<std::string>{"/my/vdso.so", "/proc/self/fd/9"}));
+}
+
+TEST(DebugFileFinderTest, KallsymsSourcesInOrder) {
+  DebugFileQuery q{"[kernel.kallsyms]", kBid, "", "", "/proc/kallsyms"};
+  EXPECT_EQ(Paths(DebugFileCandidates(KallsymsDebugSources(), q, {"", "/cache", "kallsyms"})),
+            (std::vector<std::string>{
+                "/cache/[kernel.kallsyms]/0123456789abcdef0123456789abcdef01234567/kallsyms",
+                "/cache/.build-id/01/23456789abcdef0123456789abcdef01234567/kallsyms",
+                "/cache/[kernel.kallsyms]/0123456789abcdef0123456789abcdef01234567",
+                "/proc/kallsyms",
+            }));
+  q.user_file = "/k/kallsyms";
+  EXPECT_EQ(Paths(DebugFileCandidates(UserFileSource(), q, {"", "/cache", "kallsyms"})),
+            (std::vector<std::string>{"/k/kallsyms"}));
+}
+
+TEST(DebugFileFinderTest, SystemPathSourceIsTheBinaryAlone) {
+  auto c = DebugFileCandidates(SystemPathSource(), {"/usr/bin/prog", kBid, "prog.debug", "", ""},
+                               {"/sysroot", "/cache", "elf"});
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0].path, "/sysroot/usr/bin/prog");
+  EXPECT_EQ(c[0].kind, CandidateKind::kSystemPath);
+}
+
 TEST(DebugFileFinderTest, DefaultBuildIdDir) {
   const char* old_dir = getenv("PERF_BUILDID_DIR");
   std::string saved = old_dir ? old_dir : "";

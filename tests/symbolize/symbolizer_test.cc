@@ -137,9 +137,9 @@ TEST(SymbolizerTest, VdsoFromCacheByBuildIdOnly) {
   EXPECT_NE(t.Info(unknown).status, LoadStatus::kLoaded);
 }
 
-TEST(SymbolizerTest, KsymbolUsesInlineSymbols) {
+TEST(SymbolizerTest, KsymbolUsesKsymbolSymbols) {
   Dso dso(9, "bpf_prog_1234_foo", DsoKind::kKsymbol);
-  dso.inline_symbols.push_back({0xffffffffc0001000, 0xffffffffc0001080, "bpf_prog_1234_foo"});
+  dso.ksymbol_symbols.push_back({0xffffffffc0001000, 0xffffffffc0001080, "bpf_prog_1234_foo"});
   Symbolizer s({}, nullptr);
   EXPECT_EQ(s.Find(dso, 0xffffffffc0001010)->name, "bpf_prog_1234_foo");
   EXPECT_EQ(s.Find(dso, 0xffffffffc0001080), nullptr);
