@@ -132,6 +132,7 @@ void Hists::RekeyRows(const std::function<bool(HistEntry*)>& update) {
 
 Status Hists::Merge(const Hists& other) {
   if (other.keys_ != keys_) return Err("cannot merge histograms with different sort keys");
+  if (&other == this) return Err("cannot merge a histogram into itself");
   std::vector<size_t> rows(other.entries_.size());
   for (size_t i = 0; i < other.entries_.size(); ++i) {
     const HistEntry& from = other.entries_[i];

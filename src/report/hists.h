@@ -48,14 +48,16 @@ class Hists {
 
   // Adds `other`, a partial histogram of the same session (same Machine and symbol
   // tables, same keys), as if its samples had been added after this one's: rows with
-  // equal ids are one row, new rows follow in `other`'s order, stats and totals add up,
-  // and callchain references move over (frames re-interned; if the combined chains pass
-  // the 4G-frame pool limit, `other`'s are left out, as AddChain drops them). Errors:
-  // different sort keys (nothing is changed then).
+  // equal ids are one row (comm ids are re-derived from the text, so the two CommIds
+  // need not agree), new rows follow in `other`'s order, stats and totals add up, and
+  // callchain references move over (frames re-interned; if the combined chains pass the
+  // 4G-frame pool limit, `other`'s are left out, as AddChain drops them). O(other's rows
+  // + chain frames). Errors: different sort keys, or `other` is this Hists (nothing is
+  // changed then).
   Status Merge(const Hists& other);
 
   // Rows in print order: by `children ? acc : self` period descending, then the sort
-  // keys' order.
+  // keys' order, then creation order.
   std::vector<const HistEntry*> Sorted(bool children) const;
 
   // The callchains of all rows (see CallchainStore).
