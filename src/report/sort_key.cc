@@ -6,8 +6,8 @@
 
 namespace perflens {
 
-uint32_t CommIds::FindSlow(const std::string* comm) {
-  if (!comm) return UINT32_MAX;
+uint64_t CommIds::FindSlow(const std::string* comm) {
+  if (!comm) return UINT64_MAX;
   auto [it, added] = by_pointer_.try_emplace(comm, 0);
   if (added) it->second = by_text_.try_emplace(*comm, static_cast<uint32_t>(by_text_.size())).first->second;
   last_ = comm;
@@ -25,10 +25,7 @@ constexpr uint64_t kNoId = UINT64_MAX;  // a null pointer's id word (ids are 32-
 
 std::string_view CommText(const HistEntry& e) { return e.comm ? std::string_view(*e.comm) : std::string_view(); }
 
-void IdComm(const HistEntry& e, CommIds* comms, uint64_t* w) {
-  uint32_t id = comms->Find(e.comm);
-  w[0] = id == UINT32_MAX ? kNoId : id;
-}
+void IdComm(const HistEntry& e, CommIds* comms, uint64_t* w) { w[0] = comms->Find(e.comm); }
 int CollapseComm(const HistEntry& a, const HistEntry& b) { return Cmp(CommText(a), CommText(b)); }
 int OrderComm(const HistEntry& a, const HistEntry& b) { return Cmp(*a.comm, *b.comm); }
 void PrintComm(const HistEntry& e, std::string* out) { out->append(*e.comm); }
@@ -67,7 +64,9 @@ void JsonDso(const HistEntry& e, nlohmann::json* row) {
 // Word 0 says which space word 1 is in (and the dso for symbols): as perf, resolved
 // symbols are told apart by identity — (dso, position in its table) — and unresolved
 // ones by address alone. A Symbol outside any table (Report's placeholders for deferred
-// kernel symbols, one per address) is keyed by (dso, start).
+// kernel symbols, one per address) is keyed by (dso, start). (dso, index) names what
+// the Symbol* named because the Symbolizer keeps one table per Dso (kKernel Dsos share
+// kallsyms' table, but only Machine::kernel_dso is ever mapped).
 constexpr uint64_t kSymUnresolved = 0, kSymInTable = 1ULL << 32, kSymOutsideTable = 2ULL << 32;
 void IdSym(const HistEntry& e, CommIds*, uint64_t* w) {
   const uint64_t dso = e.dso ? static_cast<uint32_t>(e.dso->id()) : UINT32_MAX;
@@ -107,7 +106,7 @@ void PrintCpu(const HistEntry& e, std::string* out) {
 }
 void JsonCpu(const HistEntry& e, nlohmann::json* row) { (*row)["cpu"] = static_cast<int32_t>(e.cpu); }
 
-const SortKey kSortKeys[] = {
+constexpr SortKey kSortKeys[] = {
     {.name = "comm", .header = "Command", .id = IdComm, .collapse = CollapseComm, .order = OrderComm,
      .print = PrintComm, .json = JsonComm},
     {.name = "pid", .header = "    Pid:Command", .id = IdPid, .collapse = CollapsePid, .order = OrderPid,

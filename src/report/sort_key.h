@@ -34,17 +34,17 @@ namespace perflens {
 // what HistEntry::comm holds.
 class CommIds {
  public:
-  // The id of `*comm`'s text; UINT32_MAX for nullptr. Amortized O(1); one compare when
-  // `comm` is the previous call's (consecutive samples and their chain frames share it).
-  uint32_t Find(const std::string* comm) {
+  // The id of `*comm`'s text (< 2^32); UINT64_MAX for nullptr. Amortized O(1); one
+  // compare when `comm` is the previous call's (a sample's chain frames share it).
+  uint64_t Find(const std::string* comm) {
     if (comm == last_) return last_id_;
     return FindSlow(comm);
   }
 
  private:
-  uint32_t FindSlow(const std::string* comm);
+  uint64_t FindSlow(const std::string* comm);
   const std::string* last_ = nullptr;
-  uint32_t last_id_ = UINT32_MAX;
+  uint64_t last_id_ = UINT64_MAX;
   std::unordered_map<const std::string*, uint32_t> by_pointer_;
   std::unordered_map<std::string, uint32_t> by_text_;
 };
