@@ -62,6 +62,17 @@ void CallchainStore::MergeRows(size_t to, size_t from) {
   refs_[to].insert(refs_[to].end(), moved.begin(), moved.end());
 }
 
+void CallchainStore::Merge(const CallchainStore& other, std::span<const size_t> rows) {
+  if (pool_.size() + other.pool_.size() >= UINT32_MAX) return;
+  std::vector<uint32_t> ids(other.frames_.size());
+  for (size_t i = 0; i < other.frames_.size(); ++i) ids[i] = InternFrame(other.frames_[i]);
+  const auto base = static_cast<uint32_t>(pool_.size());
+  pool_.reserve(pool_.size() + other.pool_.size());
+  for (uint32_t id : other.pool_) pool_.push_back(ids[id - 1]);
+  for (size_t r = 0; r < other.refs_.size() && r < rows.size(); ++r)
+    for (const Ref& ref : other.refs_[r]) AddRef(rows[r], base + ref.pos, 0, ref.len, ref.period);
+}
+
 CallchainStore::CallchainStore() = default;
 CallchainStore::~CallchainStore() = default;
 CallchainStore::CallchainStore(CallchainStore&&) noexcept = default;

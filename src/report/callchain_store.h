@@ -45,6 +45,13 @@ class CallchainStore {
   // Row `to` takes every reference of row `from` (rows merged after the fact).
   void MergeRows(size_t to, size_t from);
 
+  // Appends `other`'s chains, frames and references (another part of the same session):
+  // row r of `other` becomes row rows[r] here (rows.size() covers other's rows). Frames
+  // are re-interned in `other`'s id order, so ids, the frame printed per function and
+  // each row's references come out as if `other`'s samples had followed this store's.
+  // If the pools together would pass the 4G-frame limit, nothing is added.
+  void Merge(const CallchainStore& other, std::span<const size_t> rows);
+
   bool HasRefs(size_t row) const { return row < refs_.size() && !refs_[row].empty(); }
 
   // One row's share of a stored chain.

@@ -6,23 +6,30 @@
 
 namespace perflens {
 
-Hists::Key Hists::MakeKey(const HistEntry& e) const {
-  Key k{};
-  for (size_t i = 0; i < keys_.size() && i < kMaxKeys; ++i) k[i] = keys_[i]->group(e);
-  return k;
+Hists::Hists(std::vector<const SortKey*> keys) : keys_(std::move(keys)) {
+  if (keys_.size() > kMaxKeys) keys_.resize(kMaxKeys);
+  for (const SortKey* k : keys_) words_ += k->id_words;
 }
 
-uint64_t Hists::Hash(const Key& k) const {
+void Hists::MakeKey(const HistEntry& e, Key* key) {
+  uint64_t* w = key->data();
+  for (const SortKey* k : keys_) {
+    k->id(e, &comm_ids_, w);
+    w += k->id_words;
+  }
+}
+
+uint64_t Hists::Hash(const uint64_t* words) const {
   uint64_t h = 0x9E3779B97F4A7C15ULL;
-  for (size_t i = 0; i < keys_.size(); ++i) h = (h ^ k[i]) * 0xBF58476D1CE4E5B9ULL;
+  for (size_t i = 0; i < words_; ++i) h = (h ^ words[i]) * 0xBF58476D1CE4E5B9ULL;
   return h ^ (h >> 31);
 }
 
 void Hists::Grow() {
   std::vector<uint32_t> slots(slots_.empty() ? 1024 : slots_.size() * 2, 0);
   const size_t mask = slots.size() - 1;
-  for (size_t row = 0; row < row_keys_.size(); ++row) {
-    size_t i = Hash(row_keys_[row]) & mask;
+  for (size_t row = 0; row < entries_.size(); ++row) {
+    size_t i = Hash(&row_keys_[row * words_]) & mask;
     while (slots[i]) i = (i + 1) & mask;
     slots[i] = static_cast<uint32_t>(row + 1);
   }
@@ -31,13 +38,13 @@ void Hists::Grow() {
 
 size_t Hists::FindOrAdd(const HistEntry& proto) {
   if (2 * (entries_.size() + 1) > slots_.size()) Grow();
-  const Key key = MakeKey(proto);
+  Key key;
+  MakeKey(proto, &key);
   const size_t mask = slots_.size() - 1;
-  size_t i = Hash(key) & mask;
-  const size_t n = keys_.size();
+  size_t i = Hash(key.data()) & mask;
+  const size_t n = words_;
   while (uint32_t s = slots_[i]) {
-    const Key& k = row_keys_[s - 1];
-    // Only the first n words are used (a full std::array == was a 64-byte memcmp call).
+    const uint64_t* k = &row_keys_[(s - 1) * n];
     size_t j = 0;
     while (j < n && k[j] == key[j]) ++j;
     if (j == n) return s - 1;
@@ -45,7 +52,7 @@ size_t Hists::FindOrAdd(const HistEntry& proto) {
   }
   const size_t row = entries_.size();
   slots_[i] = static_cast<uint32_t>(row + 1);
-  row_keys_.push_back(key);
+  row_keys_.insert(row_keys_.end(), key.begin(), key.begin() + n);
   entries_.push_back(proto);
   entries_.back().self = {};
   entries_.back().acc = {};
@@ -123,6 +130,25 @@ void Hists::RekeyRows(const std::function<bool(HistEntry*)>& update) {
   }
 }
 
+Status Hists::Merge(const Hists& other) {
+  if (other.keys_ != keys_) return Err("cannot merge histograms with different sort keys");
+  if (&other == this) return Err("cannot merge a histogram into itself");
+  std::vector<size_t> rows(other.entries_.size());
+  for (size_t i = 0; i < other.entries_.size(); ++i) {
+    const HistEntry& from = other.entries_[i];
+    rows[i] = FindOrAdd(from);
+    HistEntry& e = entries_[rows[i]];
+    AddStat(&e.self, from.self);
+    AddStat(&e.acc, from.acc);
+  }
+  chains_.Merge(other.chains_, rows);
+  total_period += other.total_period;
+  nr_samples += other.nr_samples;
+  total_period_sys += other.total_period_sys;
+  total_period_us += other.total_period_us;
+  return Status::Ok();
+}
+
 std::vector<const HistEntry*> Hists::Sorted(bool children) const {
   std::vector<const HistEntry*> rows;
   rows.reserve(entries_.size());
@@ -138,6 +164,55 @@ std::vector<const HistEntry*> Hists::Sorted(bool children) const {
     return false;
   });
   return rows;
+}
+
+}  // namespace perflens
+
+namespace perflens {
+namespace {
+
+int Collapse(const std::vector<const SortKey*>& keys, const HistEntry& a, const HistEntry& b) {
+  for (const SortKey* k : keys)
+    if (int c = k->collapse(a, b)) return c;
+  return 0;
+}
+
+// Row indices of `h` sorted by value; equal rows stay in creation order.
+std::vector<size_t> ByValue(const Hists& h) {
+  std::vector<size_t> rows(h.entries().size());
+  for (size_t i = 0; i < rows.size(); ++i) rows[i] = i;
+  std::stable_sort(rows.begin(), rows.end(), [&](size_t x, size_t y) {
+    return Collapse(h.keys(), h.entries()[x], h.entries()[y]) < 0;
+  });
+  return rows;
+}
+
+}  // namespace
+
+Result<std::vector<RowPair>> PairRows(const Hists& a, const Hists& b) {
+  if (a.keys() != b.keys()) return Err("cannot pair rows of histograms with different sort keys");
+  const auto& ea = a.entries();
+  const auto& eb = b.entries();
+  // Merge-join the two value orders; equal runs pair element by element.
+  std::vector<size_t> sa = ByValue(a), sb = ByValue(b);
+  std::vector<const HistEntry*> partner(ea.size(), nullptr);
+  std::vector<bool> b_paired(eb.size(), false);
+  for (size_t i = 0, j = 0; i < sa.size() && j < sb.size();) {
+    int c = Collapse(a.keys(), ea[sa[i]], eb[sb[j]]);
+    if (c < 0) ++i;
+    else if (c > 0) ++j;
+    else {
+      partner[sa[i]] = &eb[sb[j]];
+      b_paired[sb[j]] = true;
+      ++i, ++j;
+    }
+  }
+  std::vector<RowPair> pairs;
+  pairs.reserve(ea.size() + eb.size());
+  for (size_t i = 0; i < ea.size(); ++i) pairs.push_back({&ea[i], partner[i]});
+  for (size_t j = 0; j < eb.size(); ++j)
+    if (!b_paired[j]) pairs.push_back({nullptr, &eb[j]});
+  return pairs;
 }
 
 }  // namespace perflens

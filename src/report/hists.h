@@ -1,6 +1,9 @@
 // Hists: the histogram of one evsel — HistEntries grouped by the selected sort keys, with
-// totals (perf's struct hists). Adding a sample is one probe of an open-addressing table
-// (row keys kept beside the rows); no allocation unless a new row appears.
+// totals (perf's struct hists). A row is named by its keys' id words (SortKey::id:
+// session ids, never addresses), so two partial Hists of one session merge row for row
+// (Merge), and rows of two sessions pair up by the printed values (PairRows). Adding a
+// sample is one probe of an open-addressing table (row ids kept beside the rows); no
+// allocation unless a new row appears.
 #pragma once
 
 #include <array>
@@ -10,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/result.h"
 #include "report/callchain_tree.h"
 #include "report/callchain_store.h"
 #include "report/hist_entry.h"
@@ -20,9 +24,11 @@ namespace perflens {
 class Hists {
  public:
   static constexpr size_t kMaxKeys = 8;
-  explicit Hists(std::vector<const SortKey*> keys) : keys_(std::move(keys)) {}
+  // At most kMaxKeys keys (Report checks; more are ignored).
+  explicit Hists(std::vector<const SortKey*> keys);
 
-  // Finds or creates the row for `proto`'s key values and returns its index.
+  // Finds or creates the row for `proto`'s key values and returns its index (rows are
+  // numbered in creation order). A new row copies `proto` with zeroed stats.
   size_t FindOrAdd(const HistEntry& proto);
   HistEntry& at(size_t i) { return entries_[i]; }
 
@@ -40,8 +46,18 @@ class Hists {
   // samples were added (Report defers kernel symbols while kallsyms loads).
   void ReplaceSymbols(const std::unordered_map<const Symbol*, const Symbol*>& replacements);
 
+  // Adds `other`, a partial histogram of the same session (same Machine and symbol
+  // tables, same keys), as if its samples had been added after this one's: rows with
+  // equal ids are one row (comm ids are re-derived from the text, so the two CommIds
+  // need not agree), new rows follow in `other`'s order, stats and totals add up, and
+  // callchain references move over (frames re-interned; if the combined chains pass the
+  // 4G-frame pool limit, `other`'s are left out, as AddChain drops them). O(other's rows
+  // + chain frames). Errors: different sort keys, or `other` is this Hists (nothing is
+  // changed then).
+  Status Merge(const Hists& other);
+
   // Rows in print order: by `children ? acc : self` period descending, then the sort
-  // keys' order.
+  // keys' order, then creation order.
   std::vector<const HistEntry*> Sorted(bool children) const;
 
   // The callchains of all rows (see CallchainStore).
@@ -65,18 +81,32 @@ class Hists {
   // Applies `update` to every row; if any changed, rebuilds the table in row order,
   // merging rows whose keys became equal.
   void RekeyRows(const std::function<bool(HistEntry*)>& update);
-  using Key = std::array<uint64_t, kMaxKeys>;
-  Key MakeKey(const HistEntry& e) const;
-  uint64_t Hash(const Key& k) const;
+  using Key = std::array<uint64_t, kMaxKeys * SortKey::kMaxIdWords>;
+  void MakeKey(const HistEntry& e, Key* key);
+  uint64_t Hash(const uint64_t* words) const;
   void Grow();
 
   std::vector<const SortKey*> keys_;
+  size_t words_ = 0;                // id words of all keys: a row id's length
+  CommIds comm_ids_;                // the comm key's ids
   std::vector<HistEntry> entries_;  // stable indices; pointers valid until next FindOrAdd
-  std::vector<Key> row_keys_;       // parallel to entries_
+  std::vector<uint64_t> row_keys_;  // words_ per row, parallel to entries_
   // Open addressing, linear probing: row index + 1, 0 = empty. Size a power of two,
   // at most half full.
   std::vector<uint32_t> slots_;
   CallchainStore chains_;  // references by row index
 };
+
+// Rows of two histograms matched by value (perf diff's hists__match): `a` and `b` are
+// equal under every key's collapse. With several equal rows on one side, the k-th of `a`
+// pairs with the k-th of `b` (creation order).
+struct RowPair {
+  const HistEntry* a = nullptr;  // nullptr: only in `b`
+  const HistEntry* b = nullptr;  // nullptr: only in `a`
+};
+// Every row of `a` in creation order, each with its partner in `b` or none, then `b`'s
+// unpaired rows in creation order. The two may come from different sessions (ids are not
+// compared). O((|a| + |b|) log). Errors: different sort keys.
+Result<std::vector<RowPair>> PairRows(const Hists& a, const Hists& b);
 
 }  // namespace perflens

@@ -35,24 +35,7 @@ Status PrintReportJson(const Report& report, std::string* out) {
       row["overhead"] = h.total_period ? 100.0 * static_cast<double>(e->self.period) / static_cast<double>(h.total_period) : 0.0;
       if (report.children())
         row["children"] = h.total_period ? 100.0 * static_cast<double>(e->acc.period) / static_cast<double>(h.total_period) : 0.0;
-      for (const SortKey* k : h.keys()) {
-        if (k->name == "sym") {
-          row["symbol"] = e->sym ? json(std::string(e->sym->name)) : json(nullptr);
-          row["addr"] = e->addr;
-          row["level"] = std::string(1, e->level);
-        } else if (k->name == "dso") {
-          row["dso"] = std::string(DsoColumnName(e->dso));
-          if (e->dso) row["dso_path"] = e->dso->long_name();
-        } else if (k->name == "comm") {
-          row["comm"] = *e->comm;
-        } else if (k->name == "pid") {
-          row["pid"] = e->pid;
-          row["tid"] = e->tid;
-          row["comm"] = *e->comm;
-        } else if (k->name == "cpu") {
-          row["cpu"] = static_cast<int32_t>(e->cpu);
-        }
-      }
+      for (const SortKey* k : h.keys()) k->json(*e, &row);
       rows.push_back(std::move(row));
     }
     sec["rows"] = std::move(rows);

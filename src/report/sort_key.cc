@@ -2,52 +2,121 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 namespace perflens {
+
+uint64_t CommIds::FindSlow(const std::string* comm) {
+  if (!comm) return UINT64_MAX;
+  auto [it, added] = by_pointer_.try_emplace(comm, 0);
+  if (added) it->second = by_text_.try_emplace(*comm, static_cast<uint32_t>(by_text_.size())).first->second;
+  last_ = comm;
+  last_id_ = it->second;
+  return last_id_;
+}
+
 namespace {
 
 int Cmp(std::string_view a, std::string_view b) { return a < b ? -1 : a > b ? 1 : 0; }
+template <typename T>
+int CmpValue(T a, T b) { return a < b ? -1 : a > b ? 1 : 0; }
 
-uint64_t GroupComm(const HistEntry& e) { return reinterpret_cast<uintptr_t>(e.comm); }
+constexpr uint64_t kNoId = UINT64_MAX;  // a null pointer's id word (ids are 32-bit)
+
+std::string_view CommText(const HistEntry& e) { return e.comm ? std::string_view(*e.comm) : std::string_view(); }
+
+void IdComm(const HistEntry& e, CommIds* comms, uint64_t* w) { w[0] = comms->Find(e.comm); }
+int CollapseComm(const HistEntry& a, const HistEntry& b) { return Cmp(CommText(a), CommText(b)); }
 int OrderComm(const HistEntry& a, const HistEntry& b) { return Cmp(*a.comm, *b.comm); }
 void PrintComm(const HistEntry& e, std::string* out) { out->append(*e.comm); }
+void JsonComm(const HistEntry& e, nlohmann::json* row) { (*row)["comm"] = *e.comm; }
 
-uint64_t GroupPid(const HistEntry& e) { return e.tid; }
-int OrderPid(const HistEntry& a, const HistEntry& b) { return a.tid < b.tid ? -1 : a.tid > b.tid ? 1 : 0; }
+// The pid key is perf's "thread" key: grouped by tid, printed with the thread's comm.
+std::string_view PidCommText(const HistEntry& e) {
+  // perf prints thread__comm_str(he->thread): the thread's comm at output time.
+  return e.thread ? std::string_view(e.thread->comm()) : CommText(e);
+}
+void IdPid(const HistEntry& e, CommIds*, uint64_t* w) { w[0] = e.tid; }
+int CollapsePid(const HistEntry& a, const HistEntry& b) {
+  if (int c = CmpValue(a.tid, b.tid)) return c;
+  return Cmp(PidCommText(a), PidCommText(b));
+}
+int OrderPid(const HistEntry& a, const HistEntry& b) { return CmpValue(a.tid, b.tid); }
 void PrintPid(const HistEntry& e, std::string* out) {
   // perf's "Pid:Command": "%7d:%s" of the thread's tid and comm.
-  // perf prints thread__comm_str(he->thread): the thread's comm at output time.
-  fmt::format_to(std::back_inserter(*out), "{:>7}:{}", static_cast<int32_t>(e.tid),
-                 e.thread ? e.thread->comm() : *e.comm);
+  fmt::format_to(std::back_inserter(*out), "{:>7}:{}", static_cast<int32_t>(e.tid), PidCommText(e));
+}
+void JsonPid(const HistEntry& e, nlohmann::json* row) {
+  (*row)["pid"] = e.pid;
+  (*row)["tid"] = e.tid;
+  (*row)["comm"] = *e.comm;
 }
 
-uint64_t GroupDso(const HistEntry& e) { return reinterpret_cast<uintptr_t>(e.dso); }
+uint64_t DsoId(const Dso* dso) { return dso ? static_cast<uint32_t>(dso->id()) : kNoId; }
+void IdDso(const HistEntry& e, CommIds*, uint64_t* w) { w[0] = DsoId(e.dso); }
 int OrderDso(const HistEntry& a, const HistEntry& b) { return Cmp(DsoColumnName(a.dso), DsoColumnName(b.dso)); }
 void PrintDso(const HistEntry& e, std::string* out) { out->append(DsoColumnName(e.dso)); }
+void JsonDso(const HistEntry& e, nlohmann::json* row) {
+  (*row)["dso"] = std::string(DsoColumnName(e.dso));
+  if (e.dso) (*row)["dso_path"] = e.dso->long_name();
+}
 
-uint64_t GroupSym(const HistEntry& e) {
-  // perf compares resolved symbols by identity and unresolved ones by address.
-  return e.sym ? reinterpret_cast<uintptr_t>(e.sym) : e.addr ^ 0x8000000000000000ULL;
+// Word 0 says which space word 1 is in (and the dso for symbols): as perf, resolved
+// symbols are told apart by identity — (dso, position in its table) — and unresolved
+// ones by address alone. A Symbol outside any table (Report's placeholders for deferred
+// kernel symbols, one per address) is keyed by (dso, start). (dso, index) names what
+// the Symbol* named because the Symbolizer keeps one table per Dso (kKernel Dsos share
+// kallsyms' table, but only Machine::kernel_dso is ever mapped).
+constexpr uint64_t kSymUnresolved = 0, kSymInTable = 1ULL << 32, kSymOutsideTable = 2ULL << 32;
+void IdSym(const HistEntry& e, CommIds*, uint64_t* w) {
+  const uint64_t dso = e.dso ? static_cast<uint32_t>(e.dso->id()) : UINT32_MAX;
+  if (!e.sym) {
+    w[0] = kSymUnresolved;
+    w[1] = e.addr;
+  } else if (e.sym->index != Symbol::kNoIndex) {
+    w[0] = kSymInTable | dso;
+    w[1] = e.sym->index;
+  } else {
+    w[0] = kSymOutsideTable | dso;
+    w[1] = e.sym->start;
+  }
 }
 int OrderSym(const HistEntry& a, const HistEntry& b) {
   if (!a.sym || !b.sym) return (!a.sym && !b.sym) ? 0 : (!a.sym ? 1 : -1);
   return Cmp(a.sym->name, b.sym->name);
 }
+int CollapseSym(const HistEntry& a, const HistEntry& b) {
+  if (a.sym && b.sym) return Cmp(a.sym->name, b.sym->name);
+  if (a.sym || b.sym) return a.sym ? -1 : 1;
+  return CmpValue(a.addr, b.addr);
+}
+void JsonSym(const HistEntry& e, nlohmann::json* row) {
+  (*row)["symbol"] = e.sym ? nlohmann::json(std::string(e.sym->name)) : nlohmann::json(nullptr);
+  (*row)["addr"] = e.addr;
+  (*row)["level"] = std::string(1, e.level);
+}
 
-uint64_t GroupCpu(const HistEntry& e) { return e.cpu; }
-int OrderCpu(const HistEntry& a, const HistEntry& b) { return a.cpu < b.cpu ? -1 : a.cpu > b.cpu ? 1 : 0; }
+void IdCpu(const HistEntry& e, CommIds*, uint64_t* w) { w[0] = e.cpu; }
+int OrderCpu(const HistEntry& a, const HistEntry& b) { return CmpValue(a.cpu, b.cpu); }
 void PrintCpu(const HistEntry& e, std::string* out) {
   int cpu = static_cast<int32_t>(e.cpu);
   // perf prints "%*.*d" with width and precision 3: -1 → "-001".
   if (cpu < 0) fmt::format_to(std::back_inserter(*out), "-{:03}", -cpu);
   else fmt::format_to(std::back_inserter(*out), "{:03}", cpu);
 }
+void JsonCpu(const HistEntry& e, nlohmann::json* row) { (*row)["cpu"] = static_cast<int32_t>(e.cpu); }
 
-const SortKey kSortKeys[] = {
-    {"comm", "Command", GroupComm, OrderComm, PrintComm, true},
-    {"pid", "    Pid:Command", GroupPid, OrderPid, PrintPid, true, 15},
-    {"dso", "Shared Object", GroupDso, OrderDso, PrintDso, true},
-    {"sym", "Symbol", GroupSym, OrderSym, PrintSymbolColumn, false},
-    {"cpu", "CPU", GroupCpu, OrderCpu, PrintCpu, true, 0, true},
+constexpr SortKey kSortKeys[] = {
+    {.name = "comm", .header = "Command", .id = IdComm, .collapse = CollapseComm, .order = OrderComm,
+     .print = PrintComm, .json = JsonComm},
+    {.name = "pid", .header = "    Pid:Command", .id = IdPid, .collapse = CollapsePid, .order = OrderPid,
+     .print = PrintPid, .json = JsonPid, .min_width = 15},
+    {.name = "dso", .header = "Shared Object", .id = IdDso, .collapse = OrderDso, .order = OrderDso,
+     .print = PrintDso, .json = JsonDso},
+    {.name = "sym", .header = "Symbol", .id_words = 2, .id = IdSym, .collapse = CollapseSym, .order = OrderSym,
+     .print = PrintSymbolColumn, .json = JsonSym, .pad_last = false},
+    {.name = "cpu", .header = "CPU", .id = IdCpu, .collapse = OrderCpu, .order = OrderCpu, .print = PrintCpu,
+     .json = JsonCpu, .fixed_width = true},
 };
 
 }  // namespace

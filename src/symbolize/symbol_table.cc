@@ -136,6 +136,7 @@ void SymbolTable::Finish() {
     ++kept;
   }
   symbols_.resize(kept);
+  for (size_t i = 0; i < symbols_.size(); ++i) symbols_[i].index = static_cast<uint32_t>(i);
 }
 
 void SymbolTable::Reserve(size_t symbols, size_t name_bytes) {

@@ -20,6 +20,11 @@ struct Symbol {
   std::string_view name;
   uint8_t binding = 0;  // STB_LOCAL/GLOBAL/WEAK (ELF), 1 for others
   uint8_t type = 0;     // STT_* (ELF), STT_FUNC for others
+  // Position in its table, set by SymbolTable::Finish(): with the table's Dso id it
+  // identifies the symbol within a session independently of where it lives in memory
+  // (report/sort_key.h). kNoIndex for a symbol outside any finished table.
+  static constexpr uint32_t kNoIndex = UINT32_MAX;
+  uint32_t index = kNoIndex;
 };
 
 // perf 6.1's choose_best_symbol for two symbols at one address (sizes in bytes, ELF

@@ -3,6 +3,8 @@
 // placeholder comm.
 #include "report/hists.h"
 
+#include <algorithm>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -213,6 +215,154 @@ TEST(HistsTest, ReplacedSymbolsMergeInFirstSeenOrder) {
   // The unresolved row is keyed by its address like any other: a later sample there
   // finds it.
   EXPECT_EQ(add(nullptr, 0x999, 1), 2u);
+}
+
+// Two partial histograms of one session merged equal one built from all the samples:
+// rows (and their creation order), stats, totals and call graphs.
+struct MergeSession {
+  Dso libc{0, "/lib/libc.so.6", DsoKind::kUser};
+  Dso app{1, "/bin/app", DsoKind::kUser};
+  SymbolTable table;  // app's, so that symbols carry their index
+  std::deque<std::string> comms{"main", "worker"};  // as if interned
+  struct Sample {
+    const std::string* comm;
+    uint32_t tid;
+    std::vector<ChainFrame> chain;  // leaf first
+    uint64_t period;
+  };
+  std::vector<Sample> samples;
+
+  MergeSession() {
+    table.Add(0x100, 0x100, "leaf");
+    table.Add(0x200, 0x100, "mid");
+    table.Add(0x300, 0x100, "main");
+    table.Finish();
+    const Symbol* leaf = table.Find(0x100);
+    const Symbol* mid = table.Find(0x200);
+    const Symbol* top = table.Find(0x300);
+    ChainFrame L{&app, leaf, 0x110}, M{&app, mid, 0x210}, T{&app, top, 0x310};
+    ChainFrame raw{&libc, nullptr, 0x7777};
+    samples = {{&comms[0], 1, {L, M, T}, 10}, {&comms[1], 2, {M, T}, 7},    {&comms[0], 1, {raw, M, T}, 3},
+               {&comms[1], 2, {L, T}, 5},     {&comms[0], 1, {L, M, T}, 2}, {&comms[1], 3, {raw, L, T}, 4}};
+  }
+
+  // Report::AddSample in Children + graph mode, callee order.
+  static void Add(Hists* h, const Sample& s) {
+    h->total_period += s.period;
+    h->nr_samples += 1;
+    h->total_period_us += s.period;
+    HistEntry proto;
+    proto.comm = s.comm;
+    proto.tid = proto.pid = s.tid;
+    proto.dso = const_cast<Dso*>(s.chain[0].dso);
+    proto.sym = s.chain[0].sym;
+    proto.addr = s.chain[0].ip;
+    size_t self = h->FindOrAdd(proto);
+    Hists::AddSelf(&h->at(self), s.period, kMiscUser);
+    std::vector<uint32_t> ids;
+    for (const ChainFrame& f : s.chain) ids.push_back(h->chains().InternFrame(f));
+    uint32_t pos = h->chains().AddChain(ids);
+    h->chains().AddRef(self, pos, 0, static_cast<uint32_t>(ids.size()), s.period);
+    std::vector<size_t> seen{self};
+    Hists::AddAcc(&h->at(self), s.period);
+    for (size_t k = 0; k < s.chain.size(); ++k) {
+      proto.dso = const_cast<Dso*>(s.chain[k].dso);
+      proto.sym = s.chain[k].sym;
+      proto.addr = s.chain[k].ip;
+      size_t row = h->FindOrAdd(proto);
+      if (std::find(seen.begin(), seen.end(), row) != seen.end()) continue;
+      seen.push_back(row);
+      Hists::AddAcc(&h->at(row), s.period);
+      h->chains().AddRef(row, pos, static_cast<uint32_t>(k), static_cast<uint32_t>(ids.size()), s.period);
+    }
+  }
+
+  // Everything a printer could see, rows in creation order.
+  static std::string Dump(const Hists& h) {
+    std::string out = "total " + std::to_string(h.total_period) + " samples " + std::to_string(h.nr_samples) +
+                      " us " + std::to_string(h.total_period_us) + "\n";
+    CallGraphParams all;
+    all.min_percent = 0;
+    for (const HistEntry& e : h.entries()) {
+      out += Row(h, &e) + " acc " + std::to_string(e.acc.period) + " n " + std::to_string(e.self.nr_samples) + "/" +
+             std::to_string(e.acc.nr_samples) + "\n";
+      if (auto tree = h.BuildChain(&e, all)) PrintCallchain(*tree, all, h.total_period, e.acc.period, &out);
+    }
+    return out;
+  }
+};
+
+TEST(HistsTest, MergedPartsEqualOneHistsOfAllSamples) {
+  for (const char* keys : {"comm,dso,sym", "pid,sym", "sym", "dso"}) {
+    SCOPED_TRACE(keys);
+    MergeSession s;
+    Hists all(Keys(keys));
+    for (const auto& sample : s.samples) MergeSession::Add(&all, sample);
+    for (size_t split = 0; split <= s.samples.size(); ++split) {
+      SCOPED_TRACE(split);
+      Hists first(Keys(keys)), second(Keys(keys));
+      for (size_t i = 0; i < s.samples.size(); ++i) MergeSession::Add(i < split ? &first : &second, s.samples[i]);
+      ASSERT_TRUE(first.Merge(second).ok());
+      EXPECT_EQ(MergeSession::Dump(first), MergeSession::Dump(all));
+      // The merged Hists goes on as usual: a new sample of a known row finds it.
+      size_t rows = first.entries().size();
+      MergeSession::Add(&first, s.samples[0]);
+      EXPECT_EQ(first.entries().size(), rows);
+    }
+  }
+}
+
+TEST(HistsTest, MergeRefusesOtherSortKeys) {
+  Hists a(Keys("comm,sym")), b(Keys("sym"));
+  Status st = a.Merge(b);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().message, "cannot merge histograms with different sort keys");
+  EXPECT_FALSE(PairRows(a, b).ok());
+}
+
+// Rows of two recordings pair by what they print, although their Dso ids, symbol
+// indices and objects differ.
+TEST(HistsTest, PairRowsMatchesByValueAcrossSessions) {
+  Dso other{0, "/bin/other", DsoKind::kUser};
+  Dso libc1{1, "/lib/libc.so.6", DsoKind::kUser}, libc2{7, "/lib/libc.so.6", DsoKind::kUser};
+  SymbolTable t1, t2;
+  t1.Add(0x100, 0x10, "memcpy");
+  t1.Add(0x200, 0x10, "strlen");
+  t1.Finish();
+  t2.Add(0x50, 0x10, "abort");  // shifts the indices
+  t2.Add(0x900, 0x10, "memcpy");
+  t2.Add(0xa00, 0x10, "strlen");
+  t2.Finish();
+  ASSERT_NE(t1.Find(0x100)->index, t2.Find(0x900)->index);
+  Hists a(Keys("dso,sym")), b(Keys("dso,sym"));
+  auto add = [](Hists* h, Dso* dso, const Symbol* sym, uint64_t addr) {
+    HistEntry p;
+    p.dso = dso;
+    p.sym = sym;
+    p.addr = addr;
+    return h->FindOrAdd(p);
+  };
+  size_t a_memcpy = add(&a, &libc1, t1.Find(0x100), 0x100);
+  size_t a_strlen = add(&a, &libc1, t1.Find(0x200), 0x200);
+  size_t a_raw = add(&a, &libc1, nullptr, 0x42);
+  size_t a_only = add(&a, &other, nullptr, 0x43);
+  size_t b_strlen = add(&b, &libc2, t2.Find(0xa00), 0xa00);
+  size_t b_abort = add(&b, &libc2, t2.Find(0x50), 0x50);
+  size_t b_memcpy = add(&b, &libc2, t2.Find(0x900), 0x900);
+  size_t b_raw = add(&b, &libc2, nullptr, 0x42);
+  auto pairs = PairRows(a, b);
+  ASSERT_TRUE(pairs.ok());
+  ASSERT_EQ(pairs->size(), 5u);
+  // Rows by index (entries() may move while rows are added); SIZE_MAX: no row.
+  auto expect = [&](size_t i, size_t x, size_t y) {
+    EXPECT_EQ((*pairs)[i].a, x == SIZE_MAX ? nullptr : &a.entries()[x]) << i;
+    EXPECT_EQ((*pairs)[i].b, y == SIZE_MAX ? nullptr : &b.entries()[y]) << i;
+  };
+  expect(0, a_memcpy, b_memcpy);
+  expect(1, a_strlen, b_strlen);
+  expect(2, a_raw, b_raw);
+  expect(3, a_only, SIZE_MAX);
+  expect(4, SIZE_MAX, b_abort);
 }
 
 }  // namespace

@@ -10,6 +10,14 @@
 namespace perflens {
 namespace {
 
+// The id words `key` gives `e` (a fresh comm numbering unless one is passed).
+std::vector<uint64_t> Id(const SortKey* key, const HistEntry& e, CommIds* comms = nullptr) {
+  CommIds fresh;
+  std::vector<uint64_t> w(key->id_words);
+  key->id(e, comms ? comms : &fresh, w.data());
+  return w;
+}
+
 std::string Cell(const char* key, const HistEntry& e) {
   std::string out;
   FindSortKey(key)->print(e, &out);
@@ -105,7 +113,7 @@ TEST(SortKeyTest, CpuText) {
   EXPECT_EQ(Cell("cpu", e), "-001");
 }
 
-TEST(SortKeyTest, GroupAndOrder) {
+TEST(SortKeyTest, IdAndOrder) {
   std::string a = "alpha", b = "beta";
   HistEntry x, y;
   x.comm = &a;
@@ -113,7 +121,12 @@ TEST(SortKeyTest, GroupAndOrder) {
   const SortKey* comm = FindSortKey("comm");
   EXPECT_LT(comm->order(x, y), 0);
   EXPECT_GT(comm->order(y, x), 0);
-  EXPECT_NE(comm->group(x), comm->group(y));
+  CommIds comms;
+  EXPECT_NE(Id(comm, x, &comms), Id(comm, y, &comms));
+  std::string a2 = "alpha";  // another string, same text: same id
+  HistEntry x2;
+  x2.comm = &a2;
+  EXPECT_EQ(Id(comm, x2, &comms), Id(comm, x, &comms));
   // sym: resolved rows print before unresolved ones; unresolved group by address.
   Symbol s{0x10, 0x20, "f"};
   const SortKey* sym = FindSortKey("sym");
@@ -124,9 +137,9 @@ TEST(SortKeyTest, GroupAndOrder) {
   HistEntry u1, u2;
   u1.addr = 0x100;
   u2.addr = 0x100;
-  EXPECT_EQ(sym->group(u1), sym->group(u2));
+  EXPECT_EQ(Id(sym, u1), Id(sym, u2));
   u2.addr = 0x101;
-  EXPECT_NE(sym->group(u1), sym->group(u2));
+  EXPECT_NE(Id(sym, u1), Id(sym, u2));
   const SortKey* cpu = FindSortKey("cpu");
   u1.cpu = 1;
   u2.cpu = 2;
@@ -135,7 +148,7 @@ TEST(SortKeyTest, GroupAndOrder) {
   u1.tid = 20;
   u2.tid = 10;
   EXPECT_GT(pid->order(u1, u2), 0);
-  EXPECT_EQ(pid->group(u1), 20u);
+  EXPECT_EQ(Id(pid, u1), std::vector<uint64_t>{20});
 }
 
 }  // namespace
