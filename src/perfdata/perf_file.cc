@@ -33,14 +33,14 @@ std::string TypeLabel(uint32_t type) {
   return fmt::format("{} (type {})", RecordTypeName(type), type);
 }
 
-// The record whose 8-byte header is at `p`, found at `file_offset`.
-RecordView ViewAt(const Loader& ld, const uint8_t* p, uint64_t file_offset) {
+// The record whose 8-byte header is at `p`, found at `perf_data_offset`.
+RecordView ViewAt(const Loader& ld, const uint8_t* p, uint64_t perf_data_offset) {
   RecordView r;
   r.type = ld.U32(p);
   r.misc = ld.U16(p + 4);
   r.size = ld.U16(p + 6);
   r.data = p;
-  r.file_offset = file_offset;
+  r.perf_data_offset = perf_data_offset;
   return r;
 }
 
@@ -176,7 +176,7 @@ void PerfFile::ApplyHeaderRecord(const RecordView& r, bool after_header, ReadSta
         if (stats->warnings.size() < kMaxWarnings)
           stats->warnings.push_back(fmt::format("HEADER_ATTR at offset {:#x} comes after the stream's first kernel "
                                                 "record; its event is not reported",
-                                                r.file_offset));
+                                                r.perf_data_offset));
         return;
       }
       AddHeaderAttr(r);
@@ -191,7 +191,7 @@ void PerfFile::ApplyHeaderRecord(const RecordView& r, bool after_header, ReadSta
           Status s = ParseFeature(static_cast<int>(feat), {r.data + 16, r.size - 16u}, loader_, &env_);
           if (!s)
             env_.warnings.push_back(fmt::format("feature {} at offset {:#x}: {}", FeatureName(static_cast<int>(feat)),
-                                                r.file_offset, s.error().message));
+                                                r.perf_data_offset, s.error().message));
         }
       }
       return;
@@ -429,13 +429,13 @@ void PerfFile::AddHeaderAttr(const RecordView& r) {
   if (evsels_.size() >= kMaxEvsels) {
     if (!too_many_attrs_)
       env_.warnings.push_back(fmt::format("ATTR record at offset {:#x}: more than {} events; the rest are ignored",
-                                          r.file_offset, kMaxEvsels));
+                                          r.perf_data_offset, kMaxEvsels));
     too_many_attrs_ = true;
     return;
   }
   auto attr = ParseEventAttr({r.body(), r.body_size()}, loader_);
   if (!attr) {
-    env_.warnings.push_back(fmt::format("ATTR record at offset {:#x}: {}", r.file_offset, attr.error().message));
+    env_.warnings.push_back(fmt::format("ATTR record at offset {:#x}: {}", r.perf_data_offset, attr.error().message));
     return;
   }
   Evsel ev;
@@ -653,7 +653,7 @@ Status PerfFile::ReadRecords(const RecordCallback& cb, ReadStats* stats) {
         forced_flush_warned = true;
         Warn(stats, fmt::format("the ordering queue reached {} MiB at the record at offset {:#x} (no FINISHED_ROUND "
                                 "for that long); records pending then were delivered without waiting for the round",
-                                options_.max_queued_bytes >> 20, r.file_offset));
+                                options_.max_queued_bytes >> 20, r.perf_data_offset));
       }
       queue.FlushAll(deliver_queued);
     }
@@ -673,14 +673,14 @@ Status PerfFile::ReadRecords(const RecordCallback& cb, ReadStats* stats) {
     } else {
       if (r.size < 16) {
         ++stats->nr_bad_records;
-        Warn(stats, fmt::format("{} at offset {:#x}: record too short ({} bytes)", TypeLabel(r.type), r.file_offset, r.size));
+        Warn(stats, fmt::format("{} at offset {:#x}: record too short ({} bytes)", TypeLabel(r.type), r.perf_data_offset, r.size));
         return;
       }
       uint64_t data_size = ld.U64(r.data + 8);
       if (data_size > r.size - 16u) {
         ++stats->nr_bad_records;
         Warn(stats, fmt::format("{} at offset {:#x}: data_size {} exceeds the record size {}", TypeLabel(r.type),
-                                r.file_offset, data_size, r.size));
+                                r.perf_data_offset, data_size, r.size));
         return;
       }
       payload = r.data + 16;
@@ -694,7 +694,7 @@ Status PerfFile::ReadRecords(const RecordCallback& cb, ReadStats* stats) {
       pending.clear();
       ++stats->nr_bad_records;
       Warn(stats, fmt::format("{} at offset {:#x}: {}; compressed data after it ignored", TypeLabel(r.type),
-                              r.file_offset, what));
+                              r.perf_data_offset, what));
     };
     if (!zstd.ds) {
       zstd.ds = ZSTD_createDStream();
@@ -733,14 +733,14 @@ Status PerfFile::ReadRecords(const RecordCallback& cb, ReadStats* stats) {
         const uint8_t* chunk = pool.data(id);
         size_t q = 0;
         while (q < pos) {
-          RecordView in = ViewAt(ld, chunk + q, r.file_offset);
+          RecordView in = ViewAt(ld, chunk + q, r.perf_data_offset);
           in.compressed = true;
           in.chunk = id;
           q += in.size;
           if (in.type == kRecordCompressed || in.type == kRecordCompressed2) {
             ++stats->nr_bad_records;
             Warn(stats, fmt::format("nested {} inside the compressed record at offset {:#x}; skipped", TypeLabel(in.type),
-                                    r.file_offset));
+                                    r.perf_data_offset));
             continue;
           }
           dispatch(in, dispatch);
@@ -885,7 +885,7 @@ Status PerfFile::ReadRecords(const RecordCallback& cb, ReadStats* stats) {
     r.data = buf + pos;  // ensure() may have moved the bytes to a new chunk
     r.chunk = cur;
     uint64_t extra = TrailingBytes(ld, r, true);
-    if (r.type >= 64 && r.file_offset >= stream_header_end_) ApplyHeaderRecord(r, true, stats);
+    if (r.type >= 64 && r.perf_data_offset >= stream_header_end_) ApplyHeaderRecord(r, true, stats);
     dispatch(r);
     pos += r.size;
     // Trailing payloads (AUX data, tracing data) are not kept: skipped as they arrive.
@@ -908,7 +908,7 @@ Status PerfFile::ReadRecords(const RecordCallback& cb, ReadStats* stats) {
         }
         if (*got == 0) {
           stats->stopped = Err("{} at offset {:#x} announces {} more bytes of trailing data than the stream holds",
-                               TypeLabel(r.type), r.file_offset, extra);
+                               TypeLabel(r.type), r.perf_data_offset, extra);
           break;
         }
         filled += *got;

@@ -311,7 +311,7 @@ void Report::HandleRecord(const RecordView& r) {
     }
     default:
       if (flat_ && Machine::ChangesModel(r.type)) FlushSums();
-      machine_->ProcessRecord(*file_, r);
+      machine_->ProcessRecord(r, file_->loader(), file_->RecordTime(r));
       break;
   }
 }

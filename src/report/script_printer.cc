@@ -256,7 +256,7 @@ Status Script::Run(const WriteFn& write) {
             out.clear();
           }
         } else {
-          machine_->ProcessRecord(*file_, r);
+          machine_->ProcessRecord(r, file_->loader(), file_->RecordTime(r));
         }
       },
       &read_stats_);
