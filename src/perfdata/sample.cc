@@ -1,6 +1,7 @@
 #include "perfdata/sample.h"
 
 #include <bit>
+#include <type_traits>
 
 namespace perflens {
 
@@ -99,22 +100,29 @@ SampleError DecodeSample(const RecordView& r, const SampleLayout& l, const Event
   ResetSample(s);
   s->misc = r.misc;
   s->period = attr.sample_period;
-  // The fixed fields at the layout's offsets. One that does not fit reads as 0 (and
-  // so does every later one), as a sequential read that stops at header.size would.
+  // The fixed fields at the layout's offsets. In a truncated record, one that does not
+  // fit reads as 0 (and so does every later one), as a sequential read that stops at
+  // header.size would; a whole one is read without a check per field.
   const uint8_t* p = r.data;
   const size_t size = r.size;
-  auto u64 = [&](uint32_t at) -> uint64_t { return at + 8u <= size ? ld.U64(p + at) : 0; };
-  auto u32 = [&](uint32_t at) -> uint32_t { return at + 4u <= size ? ld.U32(p + at) : 0; };
-  if (l.identifier) s->id = u64(l.identifier);
-  if (l.ip) s->ip = u64(l.ip);
-  if (l.tid) { s->pid = u32(l.tid); s->tid = u32(l.tid + 4); }
-  if (l.time) s->time = u64(l.time);
-  if (l.addr) s->addr = u64(l.addr);
-  if (l.id) s->id = u64(l.id);
-  if (l.stream_id) s->stream_id = u64(l.stream_id);
-  if (l.cpu) s->cpu = u32(l.cpu);
-  if (l.period) s->period = u64(l.period);
-  if (l.fixed_end > size) return SampleError::kTruncated;
+  auto read_fixed = [&](auto checked) {
+    auto u64 = [&](uint32_t at) -> uint64_t { return !checked || at + 8u <= size ? ld.U64(p + at) : 0; };
+    auto u32 = [&](uint32_t at) -> uint32_t { return !checked || at + 4u <= size ? ld.U32(p + at) : 0; };
+    if (l.identifier) s->id = u64(l.identifier);
+    if (l.ip) s->ip = u64(l.ip);
+    if (l.tid) { s->pid = u32(l.tid); s->tid = u32(l.tid + 4); }
+    if (l.time) s->time = u64(l.time);
+    if (l.addr) s->addr = u64(l.addr);
+    if (l.id) s->id = u64(l.id);
+    if (l.stream_id) s->stream_id = u64(l.stream_id);
+    if (l.cpu) s->cpu = u32(l.cpu);
+    if (l.period) s->period = u64(l.period);
+  };
+  if (l.fixed_end > size) {
+    read_fixed(std::true_type{});
+    return SampleError::kTruncated;
+  }
+  read_fixed(std::false_type{});
   ByteCursor c(p + l.fixed_end, size - l.fixed_end, ld);
 
   if (st & kSampleRead) {
