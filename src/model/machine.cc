@@ -162,8 +162,7 @@ bool Machine::ChangesModel(uint32_t type) {
   }
 }
 
-bool Machine::ProcessRecord(const PerfFile& file, const RecordView& r) {
-  const Loader& ld = file.loader();
+bool Machine::ProcessRecord(const RecordView& r, const Loader& ld, uint64_t time) {
   const uint16_t cpumode = r.cpumode();
   switch (r.type) {
     case kRecordMmap:
@@ -184,8 +183,7 @@ bool Machine::ProcessRecord(const PerfFile& file, const RecordView& r) {
         ++stats_.nr_bad_side_band;
         return true;
       }
-      uint64_t t = file.RecordTime(r);
-      ProcessComm(e, t == UINT64_MAX ? 0 : t);
+      ProcessComm(e, time == UINT64_MAX ? 0 : time);
       return true;
     }
     case kRecordFork:

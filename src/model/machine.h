@@ -17,7 +17,7 @@
 #include "model/maps.h"
 #include "model/thread.h"
 #include "perfdata/perf_event.h"
-#include "perfdata/perf_file.h"
+#include "perfdata/record.h"
 
 namespace perflens {
 
@@ -37,8 +37,12 @@ class Machine {
   // so that MMAPs of those paths get their recorded build-id.
   void AddBuildIds(const std::vector<BuildIdEntry>& entries);
 
-  // Applies one side-band record. Returns false for record types the model ignores.
-  bool ProcessRecord(const PerfFile& file, const RecordView& r);
+  // Applies one side-band record, decoded with `ld` (the file's byte order). `time` is
+  // the record's timestamp in ns (its sample_id trailer: PerfFile::RecordTime), 0 or
+  // UINT64_MAX when it has none; only COMM uses it (comm history). Taking these as
+  // values keeps the model independent of the reader. Returns false for record types
+  // the model ignores; a malformed record counts in stats().nr_bad_side_band.
+  bool ProcessRecord(const RecordView& r, const Loader& ld, uint64_t time);
   // Whether ProcessRecord can change a thread, comm or map for a record of `type`
   // (MMAP, MMAP2, COMM, FORK, EXIT, KSYMBOL): what a sample resolves to may differ on
   // either side of such a record.

@@ -16,13 +16,6 @@
 
 namespace perflens {
 
-struct BuildIdEntry {
-  uint16_t misc = 0;  // cpumode in the low 3 bits
-  int32_t pid = -1;   // -1 host, else guest machine pid
-  BuildId build_id;
-  std::string filename;
-};
-
 struct EventDesc {
   EventAttr attr;
   std::string name;

@@ -3,6 +3,7 @@
 // record with time <= the largest timestamp seen before the *previous* round, in time
 // order (stable for equal times), so delivery lags one round behind. The queue holds
 // RecordViews (32 bytes each), never copies of records.
+// RecordOrdering (record_ordering.h) drives it for ReadRecords and bounds its memory.
 #pragma once
 
 #include <algorithm>

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "base/build_id.h"
@@ -21,8 +22,9 @@ struct RecordView {
   uint16_t misc = 0;
   uint16_t size = 0;            // header.size, bytes including the 8-byte header
   const uint8_t* data = nullptr;  // the whole record, header first
-  uint64_t file_offset = 0;     // where it is in the file; records decompressed from a
-                                // COMPRESSED record carry that record's offset
+  // Byte position of the record in perf.data (for a stream: bytes read before it), not
+  // a DSO file offset. Records decompressed from a COMPRESSED record carry its position.
+  uint64_t perf_data_offset = 0;
   bool compressed = false;      // came out of a COMPRESSED/COMPRESSED2 record
   // 0: `data` points into the file's bytes and lives as long as the PerfFile. Else the
   // reader owns the bytes (decompressed, or read from a pipe): valid only during the
@@ -87,6 +89,15 @@ struct BuildIdEvent {
   int32_t pid = -1;  // -1 host, 0 default guest, else guest machine pid
   BuildId build_id;
   std::string_view filename;
+};
+
+// One entry of the recorded build-id table (feature BUILD_ID, or HEADER_BUILD_ID
+// records in pipe mode), owned: HeaderEnv keeps it after the record bytes are gone.
+struct BuildIdEntry {
+  uint16_t misc = 0;  // cpumode in the low 3 bits
+  int32_t pid = -1;   // -1 host, else guest machine pid
+  BuildId build_id;
+  std::string filename;
 };
 
 // Decoders return false when the record is too short for its fields or a string is not

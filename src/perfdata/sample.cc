@@ -1,6 +1,7 @@
 #include "perfdata/sample.h"
 
 #include <bit>
+#include <type_traits>
 
 namespace perflens {
 
@@ -19,25 +20,34 @@ const char* SampleErrorName(SampleError e) {
   return "?";
 }
 
-uint32_t SampleIdTrailerSize(uint64_t st) {
-  uint32_t n = 0;
-  for (uint64_t bit : {kSampleTid, kSampleTime, kSampleId, kSampleStreamId, kSampleCpu,
-                       kSampleIdentifier})
-    if (st & bit) n += 8;
-  return n;
+namespace {
+SampleLayout LayoutOfSampleType(uint64_t st) {
+  EventAttr attr;
+  attr.sample_type = st;
+  return MakeSampleLayout(attr);
+}
+}  // namespace
+
+uint32_t SampleIdTrailerSize(uint64_t st) { return LayoutOfSampleType(st).trailer_size; }
+
+bool DecodeSampleIdTrailer(const RecordView& r, const SampleLayout& l, const Loader& ld, SampleId* out) {
+  if (r.size < 8u + l.trailer_size) return false;
+  const uint8_t* end = r.data + r.size;
+  // IDENTIFIER and ID hold the same id; with both, ID's word is the one kept.
+  if (l.trailer_identifier) out->id = ld.U64(end - l.trailer_identifier);
+  if (l.trailer_id) out->id = ld.U64(end - l.trailer_id);
+  if (l.trailer_cpu) out->cpu = ld.U32(end - l.trailer_cpu);
+  if (l.trailer_stream_id) out->stream_id = ld.U64(end - l.trailer_stream_id);
+  if (l.trailer_time) out->time = ld.U64(end - l.trailer_time);
+  if (l.trailer_tid) {
+    out->pid = ld.U32(end - l.trailer_tid);
+    out->tid = ld.U32(end - l.trailer_tid + 4);
+  }
+  return true;
 }
 
 bool DecodeSampleIdTrailer(const RecordView& r, uint64_t st, const Loader& ld, SampleId* out) {
-  uint32_t need = SampleIdTrailerSize(st);
-  if (r.size < 8u + need) return false;
-  const uint8_t* p = r.data + r.size;  // parsed backwards from the end
-  if (st & kSampleIdentifier) { p -= 8; out->id = ld.U64(p); }
-  if (st & kSampleCpu) { p -= 8; out->cpu = ld.U32(p); }
-  if (st & kSampleStreamId) { p -= 8; out->stream_id = ld.U64(p); }
-  if (st & kSampleId) { p -= 8; out->id = ld.U64(p); }
-  if (st & kSampleTime) { p -= 8; out->time = ld.U64(p); }
-  if (st & kSampleTid) { p -= 8; out->pid = ld.U32(p); out->tid = ld.U32(p + 4); }
-  return true;
+  return DecodeSampleIdTrailer(r, LayoutOfSampleType(st), ld, out);
 }
 
 namespace {
@@ -82,24 +92,38 @@ inline bool FitsWords(uint64_t n, size_t left) { return n <= left / 8; }
 
 }  // namespace
 
-SampleError DecodeSample(const RecordView& r, const EventAttr& attr, const Loader& ld, Sample* s) {
+SampleError DecodeSample(const RecordView& r, const SampleLayout& l, const EventAttr& attr, const Loader& ld,
+                         Sample* s) {
   const uint64_t st = attr.sample_type;
-  ByteCursor c(r.data + 8, r.size >= 8 ? r.size - 8u : 0, ld);
   // Field by field, not `*s = Sample{}`: GCC clears the 370-byte struct with `rep stos`,
   // which was two thirds of the decoding time of a typical sample.
   ResetSample(s);
   s->misc = r.misc;
   s->period = attr.sample_period;
-  if (st & kSampleIdentifier) s->id = c.U64();
-  if (st & kSampleIp) s->ip = c.U64();
-  if (st & kSampleTid) { s->pid = c.U32(); s->tid = c.U32(); }
-  if (st & kSampleTime) s->time = c.U64();
-  if (st & kSampleAddr) s->addr = c.U64();
-  if (st & kSampleId) s->id = c.U64();
-  if (st & kSampleStreamId) s->stream_id = c.U64();
-  if (st & kSampleCpu) { s->cpu = c.U32(); c.U32(); }
-  if (st & kSamplePeriod) s->period = c.U64();
-  if (c.failed()) return SampleError::kTruncated;
+  // The fixed fields at the layout's offsets. In a truncated record, one that does not
+  // fit reads as 0 (and so does every later one), as a sequential read that stops at
+  // header.size would; a whole one is read without a check per field.
+  const uint8_t* p = r.data;
+  const size_t size = r.size;
+  auto read_fixed = [&](auto checked) {
+    auto u64 = [&](uint32_t at) -> uint64_t { return !checked || at + 8u <= size ? ld.U64(p + at) : 0; };
+    auto u32 = [&](uint32_t at) -> uint32_t { return !checked || at + 4u <= size ? ld.U32(p + at) : 0; };
+    if (l.identifier) s->id = u64(l.identifier);
+    if (l.ip) s->ip = u64(l.ip);
+    if (l.tid) { s->pid = u32(l.tid); s->tid = u32(l.tid + 4); }
+    if (l.time) s->time = u64(l.time);
+    if (l.addr) s->addr = u64(l.addr);
+    if (l.id) s->id = u64(l.id);
+    if (l.stream_id) s->stream_id = u64(l.stream_id);
+    if (l.cpu) s->cpu = u32(l.cpu);
+    if (l.period) s->period = u64(l.period);
+  };
+  if (l.fixed_end > size) {
+    read_fixed(std::true_type{});
+    return SampleError::kTruncated;
+  }
+  read_fixed(std::false_type{});
+  ByteCursor c(p + l.fixed_end, size - l.fixed_end, ld);
 
   if (st & kSampleRead) {
     const uint64_t rf = attr.read_format;
@@ -216,32 +240,9 @@ SampleError DecodeSample(const RecordView& r, const EventAttr& attr, const Loade
   return SampleError::kNone;
 }
 
-SampleBasicsLayout MakeSampleBasicsLayout(const EventAttr& attr) {
-  constexpr uint64_t kFixed = kSampleIdentifier | kSampleIp | kSampleTid | kSampleTime | kSampleAddr | kSampleId |
-                              kSampleStreamId | kSampleCpu | kSamplePeriod;
-  const uint64_t st = attr.sample_type;
-  SampleBasicsLayout l;
-  l.sample_period = attr.sample_period;
-  l.in_place = (st & ~(kFixed | kSampleCallchain)) == 0;
-  l.callchain = (st & kSampleCallchain) != 0;
-  // Every fixed field is one u64 (TID and CPU are two u32), in A8 order.
-  uint32_t at = 8;
-  if (st & kSampleIdentifier) at += 8;
-  if (st & kSampleIp) { l.ip = at; at += 8; }
-  if (st & kSampleTid) { l.tid = at; at += 8; }
-  if (st & kSampleTime) at += 8;
-  if (st & kSampleAddr) at += 8;
-  if (st & kSampleId) at += 8;
-  if (st & kSampleStreamId) at += 8;
-  if (st & kSampleCpu) { l.cpu = at; at += 8; }
-  if (st & kSamplePeriod) { l.period = at; at += 8; }
-  l.fixed_size = at - 8;
-  return l;
-}
-
-SampleError DecodeSampleBasicsSlow(const RecordView& r, const EventAttr& attr, const Loader& ld, SampleBasics* out,
-                                   Sample* scratch) {
-  SampleError err = DecodeSample(r, attr, ld, scratch);
+SampleError DecodeSampleBasicsSlow(const RecordView& r, const SampleLayout& layout, const EventAttr& attr,
+                                   const Loader& ld, SampleBasics* out, Sample* scratch) {
+  SampleError err = DecodeSample(r, layout, attr, ld, scratch);
   out->ip = scratch->ip;
   out->pid = scratch->pid;
   out->tid = scratch->tid;

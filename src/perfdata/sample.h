@@ -1,6 +1,8 @@
 // Sample: one decoded PERF_RECORD_SAMPLE (A8 of the spec; field order as
 // tools/perf/util/evsel.c evsel__parse_sample). Variable-length parts are views into
 // the record bytes, decoded on access with the file's byte order: no allocation.
+// Where the fixed fields and the sample_id trailer are comes from the evsel's
+// SampleLayout (sample_layout.h), the one description of that order.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +10,7 @@
 #include "base/byte_order.h"
 #include "perfdata/event_attr.h"
 #include "perfdata/record.h"
+#include "perfdata/sample_layout.h"
 
 namespace perflens {
 
@@ -79,10 +82,17 @@ enum class SampleError {
 };
 const char* SampleErrorName(SampleError e);
 
-// Decodes `r` (a PERF_RECORD_SAMPLE) using `attr`'s sample_type, read_format,
-// branch_sample_type and register masks. Every field is bounds-checked against
-// header.size. Errors are returned as a code so that callers can count them per type.
-SampleError DecodeSample(const RecordView& r, const EventAttr& attr, const Loader& ld, Sample* out);
+// Decodes `r` (a PERF_RECORD_SAMPLE): the fixed fields at `layout`'s offsets, the rest
+// walked with `attr`'s sample_type, read_format, branch_sample_type and register masks.
+// `layout` is MakeSampleLayout(attr). Every field is bounds-checked against
+// header.size; a fixed field past it reads as 0 and gives kTruncated. Errors are
+// returned as a code so that callers can count them per type.
+SampleError DecodeSample(const RecordView& r, const SampleLayout& layout, const EventAttr& attr, const Loader& ld,
+                         Sample* out);
+// The same, computing the layout (tests, one-off callers).
+inline SampleError DecodeSample(const RecordView& r, const EventAttr& attr, const Loader& ld, Sample* out) {
+  return DecodeSample(r, MakeSampleLayout(attr), attr, ld, out);
+}
 
 // The fields of a sample that a report without callchains needs.
 struct SampleBasics {
@@ -92,32 +102,21 @@ struct SampleBasics {
   uint64_t period = 0;  // PERF_SAMPLE_PERIOD, else attr.sample_period
 };
 
-// Where SampleBasics are in the samples of one attr, computed once per evsel.
-struct SampleBasicsLayout {
-  bool in_place = false;     // only fixed fields, optionally a CALLCHAIN after them
-  bool callchain = false;
-  uint32_t fixed_size = 0;   // bytes of the fixed fields after the 8-byte header
-  // Byte offsets from the record start (header included); 0: not sampled.
-  uint32_t ip = 0, tid = 0, cpu = 0, period = 0;
-  uint64_t sample_period = 0;  // attr.sample_period: the period without PERIOD
-};
-SampleBasicsLayout MakeSampleBasicsLayout(const EventAttr& attr);
-
 // Decodes only SampleBasics from `r`, in place: for the common layouts (fixed fields,
 // optionally a CALLCHAIN after them) it reads the few words it needs and checks the
 // record's size and the callchain's length; other layouts go through DecodeSample into
 // *scratch. Either way the values and the SampleError are DecodeSample's. `layout` is
-// MakeSampleBasicsLayout(attr).
-SampleError DecodeSampleBasicsSlow(const RecordView& r, const EventAttr& attr, const Loader& ld, SampleBasics* out,
-                                   Sample* scratch);
-inline SampleError DecodeSampleBasics(const RecordView& r, const SampleBasicsLayout& layout, const EventAttr& attr,
+// MakeSampleLayout(attr).
+SampleError DecodeSampleBasicsSlow(const RecordView& r, const SampleLayout& layout, const EventAttr& attr,
+                                   const Loader& ld, SampleBasics* out, Sample* scratch);
+inline SampleError DecodeSampleBasics(const RecordView& r, const SampleLayout& layout, const EventAttr& attr,
                                       const Loader& ld, SampleBasics* out, Sample* scratch) {
-  if (!layout.in_place) return DecodeSampleBasicsSlow(r, attr, ld, out, scratch);
+  if (!layout.basics_in_place) return DecodeSampleBasicsSlow(r, layout, attr, ld, out, scratch);
   const size_t body = r.size >= 8 ? r.size - 8u : 0;
-  if (layout.fixed_size > body) return SampleError::kTruncated;
+  if (layout.fixed_end - 8u > body) return SampleError::kTruncated;
   if (layout.callchain) {
-    const size_t left = body - layout.fixed_size;  // the count, then its words
-    if (left < 8 || ld.U64(r.data + 8 + layout.fixed_size) > (left - 8) / 8) return SampleError::kBadCallchain;
+    const size_t left = body - (layout.fixed_end - 8u);  // the count, then its words
+    if (left < 8 || ld.U64(r.data + layout.fixed_end) > (left - 8) / 8) return SampleError::kBadCallchain;
   }
   out->ip = layout.ip ? ld.U64(r.data + layout.ip) : 0;
   out->pid = layout.tid ? ld.U32(r.data + layout.tid) : UINT32_MAX;
@@ -129,11 +128,14 @@ inline SampleError DecodeSampleBasics(const RecordView& r, const SampleBasicsLay
 // The same, computing the layout (tests, one-off callers).
 inline SampleError DecodeSampleBasics(const RecordView& r, const EventAttr& attr, const Loader& ld, SampleBasics* out,
                                       Sample* scratch) {
-  return DecodeSampleBasics(r, MakeSampleBasicsLayout(attr), attr, ld, out, scratch);
+  return DecodeSampleBasics(r, MakeSampleLayout(attr), attr, ld, out, scratch);
 }
 
-// Parses the sample_id trailer at the end of a non-sample record. Returns false when the
-// record is shorter than the trailer.
+// Parses the sample_id trailer at the end of a non-sample record at `layout`'s
+// distances from its end. Returns false when the record is shorter than the trailer
+// (8-byte header + layout.trailer_size); fields not in the layout keep their values.
+bool DecodeSampleIdTrailer(const RecordView& r, const SampleLayout& layout, const Loader& ld, SampleId* out);
+// The same for an evsel of `sample_type` (tests, one-off callers).
 bool DecodeSampleIdTrailer(const RecordView& r, uint64_t sample_type, const Loader& ld,
                            SampleId* out);
 

@@ -43,7 +43,7 @@ Status DumpRecords(PerfFile& file, std::string* out, void (*flush)(std::string*)
       [&](const RecordView& r) {
         uint64_t t = file.RecordTime(r);
         if (t == UINT64_MAX) t = 0;
-        fmt::format_to(std::back_inserter(*out), "{} {:#x} [{:#x}]: PERF_RECORD_{}", t, r.file_offset, r.size,
+        fmt::format_to(std::back_inserter(*out), "{} {:#x} [{:#x}]: PERF_RECORD_{}", t, r.perf_data_offset, r.size,
                        RecordTypeName(r.type));
         switch (r.type) {
           case kRecordMmap:

@@ -12,7 +12,7 @@ bool SampleCounts::CountUnusable(const RecordView& r, const Evsel* ev, SampleErr
     return false;
   }
   if (nr_bad_samples++ == 0) {
-    first_bad_sample_offset = r.file_offset;
+    first_bad_sample_offset = r.perf_data_offset;
     first_bad_sample_error = err;
   }
   return false;

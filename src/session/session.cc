@@ -346,7 +346,8 @@ void Session::HandleRecord(const RecordView& r) {
     }
     default:
       if (coalesce_ && Machine::ChangesModel(r.type)) FlushSums();
-      machine_->ProcessRecord(*file_, r);
+      // Only COMM keeps a time (the comm history).
+      machine_->ProcessRecord(r, file_->loader(), r.type == kRecordComm ? file_->RecordTime(r) : 0);
       break;
   }
 }

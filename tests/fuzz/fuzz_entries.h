@@ -114,7 +114,7 @@ inline void TouchRecord(const PerfFile& f, const RecordView& r) {
 
 // What one ReadRecords pass delivered, checked view by view: size >= 8 and equal to
 // the header's, and a view with chunk 0 lies inside the file's bytes at its
-// file_offset (a decompressed one is never chunk 0).
+// perf_data_offset (a decompressed one is never chunk 0).
 struct Delivered {
   uint64_t by_type[128] = {};
   uint64_t unknown_type = 0, total = 0;
@@ -126,20 +126,20 @@ inline void CheckView(const PerfFile& f, const uint8_t* begin, size_t size, cons
   if (r.type < 128) ++d->by_type[r.type];
   else ++d->unknown_type;
   if (!inv->ok()) return;
-  if (!inv->Expect(r.size >= 8 && r.data != nullptr, "record at {:#x} delivered with size {}", r.file_offset, r.size))
+  if (!inv->Expect(r.size >= 8 && r.data != nullptr, "record at {:#x} delivered with size {}", r.perf_data_offset, r.size))
     return;
   if (r.chunk == 0) {
     const bool inside = r.data >= begin && r.data <= begin + size && r.size <= static_cast<size_t>(begin + size - r.data);
-    if (!inv->Expect(inside, "record at {:#x} (chunk 0, size {}) lies outside the {}-byte buffer", r.file_offset,
+    if (!inv->Expect(inside, "record at {:#x} (chunk 0, size {}) lies outside the {}-byte buffer", r.perf_data_offset,
                      r.size, size))
       return;
-    inv->Expect(!r.compressed, "decompressed record at {:#x} has chunk 0", r.file_offset);
-    inv->Expect(static_cast<uint64_t>(r.data - begin) == r.file_offset, "record at buffer offset {:#x} says file_offset {:#x}",
-                r.data - begin, r.file_offset);
+    inv->Expect(!r.compressed, "decompressed record at {:#x} has chunk 0", r.perf_data_offset);
+    inv->Expect(static_cast<uint64_t>(r.data - begin) == r.perf_data_offset, "record at buffer offset {:#x} says perf_data_offset {:#x}",
+                r.data - begin, r.perf_data_offset);
   }
   const Loader& ld = f.loader();
   inv->Expect(ld.U16(r.data + 6) == r.size && ld.U32(r.data) == r.type,
-              "record at {:#x}: view type {} size {}, its header says type {} size {}", r.file_offset, r.type, r.size,
+              "record at {:#x}: view type {} size {}, its header says type {} size {}", r.perf_data_offset, r.type, r.size,
               ld.U32(r.data), ld.U16(r.data + 6));
 }
 

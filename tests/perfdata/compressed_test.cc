@@ -83,13 +83,13 @@ TEST_P(CompressedTest, RecordSpanningTwoCompressedRecords) {
   ASSERT_TRUE(DecodeComm(comms[1]->view(), rr.file->loader(), &c));
   EXPECT_EQ(c.comm, "inside");
   EXPECT_TRUE(comms[1]->compressed);
-  EXPECT_EQ(comms[1]->file_offset, comps[0]->file_offset);
+  EXPECT_EQ(comms[1]->perf_data_offset, comps[0]->perf_data_offset);
   EXPECT_FALSE(comms[2]->compressed);
   auto samples = rr.OfType(kRecordSample);
   ASSERT_EQ(samples.size(), 2u);
   for (size_t i = 0; i < 2; ++i) {
     EXPECT_TRUE(samples[i]->compressed);
-    EXPECT_EQ(samples[i]->file_offset, comps[1]->file_offset);
+    EXPECT_EQ(samples[i]->perf_data_offset, comps[1]->perf_data_offset);
     Sample s;
     const Evsel* ev;
     ASSERT_EQ(rr.file->ParseSample(samples[i]->view(), &s, &ev), SampleError::kNone);

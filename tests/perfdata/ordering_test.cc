@@ -151,7 +151,7 @@ TEST(OrderedQueueTest, DeliversEverythingSortedAcrossRounds) {
   OrderedQueue q;
   std::vector<uint64_t> delivered;
   std::vector<uint8_t> dummy(8);
-  auto deliver = [&](const RecordView& r) { delivered.push_back(r.file_offset); };
+  auto deliver = [&](const RecordView& r) { delivered.push_back(r.perf_data_offset); };
   uint64_t pushed = 0;
   uint64_t base = 1000;
   for (int round = 0; round < 20; ++round) {
@@ -159,7 +159,7 @@ TEST(OrderedQueueTest, DeliversEverythingSortedAcrossRounds) {
       uint64_t t = base + static_cast<uint64_t>((i * 37) % 50);
       RecordView r;
       r.data = dummy.data();
-      r.file_offset = t;  // the time doubles as the payload
+      r.perf_data_offset = t;  // the time doubles as the payload
       EXPECT_FALSE(q.Push(t, r));
       ++pushed;
     }
@@ -180,12 +180,12 @@ TEST(OrderedQueueTest, MergingRunsEqualsStableSort) {
   std::vector<std::pair<uint64_t, uint64_t>> pushed, delivered;  // (time, sequence)
   std::vector<uint8_t> dummy(8);
   std::vector<uint64_t> time_of;
-  auto deliver = [&](const RecordView& r) { delivered.push_back({time_of[r.file_offset], r.file_offset}); };
+  auto deliver = [&](const RecordView& r) { delivered.push_back({time_of[r.perf_data_offset], r.perf_data_offset}); };
   uint64_t seq = 0;
   auto push = [&](uint64_t t) {
     RecordView r;
     r.data = dummy.data();
-    r.file_offset = seq;
+    r.perf_data_offset = seq;
     time_of.push_back(t);
     pushed.push_back({t, seq++});
     q.Push(t, r);

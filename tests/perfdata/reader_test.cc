@@ -282,7 +282,7 @@ TEST_P(ReaderTest, EveryRecordTypeDecodes) {
   size_t i_aux = static_cast<size_t>(at[0] - rr.records.data());
   ASSERT_LT(i_aux + 3, rr.records.size());
   EXPECT_EQ(rr.records[i_aux + 1].type, 200u);
-  EXPECT_EQ(rr.records[i_aux + 1].file_offset, at[0]->file_offset + 48 + 24);
+  EXPECT_EQ(rr.records[i_aux + 1].perf_data_offset, at[0]->perf_data_offset + 48 + 24);
   EXPECT_EQ(rr.records[i_aux + 2].type, 60u);
   EXPECT_EQ(rr.records[i_aux + 3].type, kRecordFinishedRound);
   EXPECT_EQ(rr.records.back().type, kRecordFinishedRound);

@@ -18,7 +18,7 @@ namespace perflens::testutil {
 struct OwnedRecord {
   uint32_t type = 0;
   uint16_t misc = 0;
-  uint64_t file_offset = 0;
+  uint64_t perf_data_offset = 0;
   bool compressed = false;
   std::vector<uint8_t> bytes;  // the whole record, header first
 
@@ -28,7 +28,7 @@ struct OwnedRecord {
     r.misc = misc;
     r.size = static_cast<uint16_t>(bytes.size());
     r.data = bytes.data();
-    r.file_offset = file_offset;
+    r.perf_data_offset = perf_data_offset;
     r.compressed = compressed;
     return r;
   }
@@ -64,7 +64,7 @@ inline ReadResult ReadAll(std::vector<uint8_t> bytes, const ReaderOptions& opts 
   out.file = std::move(*f);
   Status s = out.file->ReadRecords(
       [&](const RecordView& r) {
-        out.records.push_back({r.type, r.misc, r.file_offset, r.compressed,
+        out.records.push_back({r.type, r.misc, r.perf_data_offset, r.compressed,
                                std::vector<uint8_t>(r.data, r.data + r.size)});
       },
       &out.stats);

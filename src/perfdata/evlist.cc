@@ -1,0 +1,61 @@
+#include "perfdata/evlist.h"
+
+#include "base/text_escape.h"
+#include "perfdata/perf_event.h"
+
+namespace perflens {
+
+void Evlist::Add(const EventAttr& attr, std::vector<uint64_t> ids) {
+  Evsel ev;
+  ev.index = static_cast<int>(evsels_.size());
+  ev.attr = attr;
+  ev.ids = std::move(ids);
+  ev.layout = MakeSampleLayout(attr);
+  for (uint64_t id : ev.ids) id_to_evsel_.emplace(id, ev.index);
+  evsels_.push_back(std::move(ev));
+}
+
+void Evlist::SetNameById(uint64_t id, std::string_view name) {
+  auto it = id_to_evsel_.find(id);
+  // Escaped here, as Finish does, since a stream applies names after it.
+  if (it != id_to_evsel_.end()) evsels_[static_cast<size_t>(it->second)].name = EscapeControl(name);
+}
+
+void Evlist::Finish(const std::vector<EventDesc>& event_desc) {
+  for (size_t i = 0; i < evsels_.size(); ++i) {
+    Evsel& ev = evsels_[i];
+    if (ev.name.empty() && i < event_desc.size()) ev.name = event_desc[i].name;
+    if (ev.name.empty()) ev.name = SynthesizeEvselName(ev.attr);
+    if (HasControlChars(ev.name)) ev.name = EscapeControl(ev.name);
+  }
+  if (!evsels_.empty()) {
+    const SampleLayout& first = evsels_[0].layout;
+    sample_id_all_ = evsels_[0].attr.sample_id_all();
+    sample_evsel_id_ = first.sample_evsel_id;
+    trailer_evsel_id_ = first.trailer_evsel_id;
+  }
+}
+
+const Evsel* Evlist::ForRecord(const RecordView& r) const {
+  if (evsels_.size() == 1) return &evsels_[0];
+  if (evsels_.empty()) return nullptr;
+  if (!sample_id_all_ || trailer_evsel_id_ == 0) return &evsels_[0];
+  if (r.size < 8u + trailer_evsel_id_) return nullptr;
+  const Evsel* ev = FindById(loader_.U64(r.data + r.size - trailer_evsel_id_));
+  return ev ? ev : &evsels_[0];
+}
+
+uint64_t Evlist::RecordTime(const RecordView& r) const {
+  if (r.type == kRecordSample) {
+    const Evsel* ev = ForSample(r);
+    if (!ev) return 0;
+    const uint32_t at = ev->layout.time;
+    return at && at + 8u <= r.size ? loader_.U64(r.data + at) : 0;
+  }
+  if (r.type >= 64 || !sample_id_all_) return 0;
+  const Evsel* ev = ForRecord(r);
+  if (!ev || !ev->layout.trailer_time || r.size < 8u + ev->layout.trailer_size) return 0;
+  return loader_.U64(r.data + r.size - ev->layout.trailer_time);
+}
+
+}  // namespace perflens

@@ -1,0 +1,25 @@
+#include "perfdata/record_cursor.h"
+
+#include <fmt/format.h>
+
+namespace perflens {
+
+std::string RecordTypeLabel(uint32_t type) { return fmt::format("{} (type {})", RecordTypeName(type), type); }
+
+bool RecordCursor::Stop(const RecordView* r, uint64_t extra) {
+  if (!r) {
+    error_ = Err("{} trailing bytes at offset {:#x} do not hold a record header", end_ - pos_, pos_);
+  } else if (r->size < 8) {
+    error_ = Err("bad record size {} at offset {:#x} ({}); stopped reading", r->size, pos_, RecordTypeLabel(r->type));
+  } else if (r->size > end_ - pos_) {
+    error_ = Err("{} at offset {:#x} has size {} but only {} bytes remain: file truncated", RecordTypeLabel(r->type),
+                 pos_, r->size, end_ - pos_);
+  } else {
+    error_ = Err("{} at offset {:#x} announces {} bytes of trailing data past the end of the file",
+                 RecordTypeLabel(r->type), pos_, extra);
+  }
+  pos_ = end_;
+  return false;
+}
+
+}  // namespace perflens
