@@ -43,31 +43,14 @@ void HistsConsumer::OnSample(const ResolvedSample& s) {
   const bool graph = call_graph_.mode != CallGraphMode::kNone;
   if (!children_ && !graph) return;
 
-  // perf's fill_callchain_info: unresolved nodes are keyed by the raw ip, and the
-  // sample's addr_location is reused along the chain in print order: a node with a map
-  // sets the level from the maps it was found in, a node without one keeps the level of
-  // the node before it (the sample's for the first).
   const size_t n = s.callchain.size();
-  frames_.resize(n);
-  char level = s.location.level;
-  for (size_t k = 0; k < n; ++k) {
-    const size_t i = call_graph_.caller_order ? n - 1 - k : k;
-    const CallchainFrame& f = s.callchain[i];
-    AddrLocation& fl = frames_[i];
-    fl = f.al;
-    if (!fl.sym) fl.dso_addr = f.ip;
-    if (fl.dso) level = fl.dso->is_kernel() ? 'k' : '.';
-    fl.level = level;
-  }
-
   uint32_t chain_pos = 0;
   // perf's callchain_append adds nothing for an empty chain (a corrupt one is emptied):
   // no root hit, so no empty "value " line in flat/folded output.
   if (graph && n) {
     // The chain in print order: callee first (the kernel's order) or caller first.
     chain_.clear();
-    for (size_t i = 0; i < n; ++i)
-      chain_.push_back(hists.chains().InternFrame({frames_[i].dso, frames_[i].sym, s.callchain[i].ip}));
+    for (const CallchainFrame& f : s.callchain) chain_.push_back(hists.chains().InternFrame({f.al.dso, f.al.sym, f.ip}));
     if (call_graph_.caller_order) std::reverse(chain_.begin(), chain_.end());
     chain_pos = hists.chains().AddChain(chain_);
     hists.chains().AddRef(self_row, chain_pos, 0, static_cast<uint32_t>(chain_.size()), s.period);
@@ -81,12 +64,16 @@ void HistsConsumer::OnSample(const ResolvedSample& s) {
   chain_rows_.clear();
   chain_rows_.push_back(self_row);
   if (!s.chain_ok) return;
+  // perf's fill_callchain_info: unresolved nodes are keyed by the raw ip, and the
+  // sample's addr_location is reused along the chain in print order: a node with a map
+  // sets the level from the maps it was found in, a node without one keeps the level of
+  // the node before it (the sample's for the first).
   for (size_t k = 0; k < n; ++k) {
-    const AddrLocation& fl = frames_[call_graph_.caller_order ? n - 1 - k : k];
-    proto.dso = fl.dso;
-    proto.sym = fl.sym;
-    proto.addr = fl.dso_addr;
-    proto.level = fl.level;
+    const CallchainFrame& f = s.callchain[call_graph_.caller_order ? n - 1 - k : k];
+    proto.dso = f.al.dso;
+    proto.sym = f.al.sym;
+    proto.addr = f.al.sym ? f.al.dso_addr : f.ip;
+    if (f.al.dso) proto.level = f.al.dso->is_kernel() ? 'k' : '.';
     size_t row = hists.FindOrAdd(proto);
     if (std::find(chain_rows_.begin(), chain_rows_.end(), row) != chain_rows_.end()) continue;
     chain_rows_.push_back(row);

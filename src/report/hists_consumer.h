@@ -32,7 +32,6 @@ class HistsConsumer : public SampleConsumer {
   std::vector<Hists> hists_;  // one per evsel
   bool children_ = false;
   CallGraphParams call_graph_;
-  std::vector<AddrLocation> frames_;  // the sample's chain keyed as perf's callchain nodes, reused
   std::vector<size_t> chain_rows_;    // per-sample dedup scratch, reused
   std::vector<uint32_t> chain_;       // interned frame ids in print order, reused
 };

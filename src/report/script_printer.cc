@@ -170,16 +170,13 @@ Result<std::unique_ptr<Script>> Script::Create(PerfFile* file, const ScriptOptio
     chains.push_back(chain);
     // Resolved: folded, the chain or the ip; printed, what the ip field prints.
     if (folded) so.needs.push_back({!chain, chain});
-    else so.needs.push_back({(f & kFieldIp) && !chain, (f & kFieldIp) && chain});
+    else so.needs.push_back({(f & kFieldIp) && !chain, (f & kFieldIp) && chain, true});
   }
   so.symbolize = options.symbolize;
   so.filter.comms = options.comms;
   so.filter.pids = options.pids;
   so.filter.tids = options.tids;
   so.max_stack = options.max_stack;
-  // Formatting runs beside resolution: it reads only the ResolvedSample and what a
-  // Dso or Symbol never changes once shared (session/dso_name.h).
-  so.consumer_thread = true;
   s->session_ = Session::Open(file, std::move(so));
   s->folded_ = std::make_unique<FoldedConsumer>(options.folded_weight_period);
   if (folded) {
@@ -269,11 +266,14 @@ void ScriptWriter::OnSample(const ResolvedSample& s) {
 
   if (f & kFieldIp) {
     if (chain) {
-      // sample__fprintf_callchain: one line per frame; a corrupt chain has none.
+      // sample__fprintf_callchain: one line per frame; a corrupt chain has none
+      // (the session checked its markers).
       *p++ = '\n';
       out->Commit(p);
-      for (const CallchainFrame& frame : s.callchain) __builtin_prefetch(&frame_lines_[FrameLineIndex(frame)]);
-      for (const CallchainFrame& frame : s.callchain) PrintFrame(frame, f);
+      if (s.chain_ok)
+        WalkCallchain(s.raw_callchain, s.frame_source->max_stack(), false, [&](uint64_t ip, uint16_t cpumode, bool) {
+          PrintFrame(s.frame_source, s.thread, cpumode, ip, f);
+        });
       p = out->Reserve(1);
     } else {
       *p++ = ' ';
@@ -293,25 +293,33 @@ void ScriptWriter::OnSample(const ResolvedSample& s) {
   }
 }
 
-void ScriptWriter::PrintFrame(const CallchainFrame& frame, uint32_t f) {
+void ScriptWriter::PrintFrame(FrameSource* source, const Thread* thread, uint16_t cpumode, uint64_t ip,
+                              uint32_t f) {
   static_assert(kFieldSymOff == kFieldSym << 1 && kFieldDso == kFieldSym << 2);
-  const auto line_fields = static_cast<uint8_t>(((f / kFieldSym) & 7) | 0x80);
-  const AddrLocation& al = frame.al;
+  const auto line_fields = static_cast<uint8_t>((f / kFieldSym) & 7);
   TextBuffer* out = out_.get();
-  FrameLine* line = &frame_lines_[FrameLineIndex(frame)];
-  if (line->ip == frame.ip && line->dso_addr == al.dso_addr && line->dso == al.dso && line->sym == al.sym &&
-      line->fields == line_fields) {
-    // A fixed-size copy (the room is reserved) is a few vector moves; a
-    // variable-size one became `rep movs`, slow for ~80 bytes.
-    char* p = out->Reserve(sizeof(line->text));
-    memcpy(p, line->text, sizeof(line->text));
-    out->Commit(p + line->size);
-    return;
+  FrameLine* line = nullptr;
+  uint64_t maps_id = 0, generation = 0;
+  if (const Maps* maps = source->MapsFor(thread, cpumode)) {
+    maps_id = maps->id();
+    generation = maps->generation();
+    size_t h = (ip * 0x9E3779B97F4A7C15ULL ^ maps_id * 0xC2B2AE3D27D4EB4FULL) >> 50;
+    line = &frame_lines_[h & (kFrameLines - 1)];
+    if (line->maps_id == maps_id && line->generation == generation && line->ip == ip &&
+        line->fields == line_fields) {
+      // A fixed-size copy (the room is reserved) is a few vector moves; a
+      // variable-size one became `rep movs`, slow for ~80 bytes.
+      char* p = out->Reserve(sizeof(line->text));
+      memcpy(p, line->text, sizeof(line->text));
+      out->Commit(p + line->size);
+      return;
+    }
   }
+  const AddrLocation al = source->Resolve(thread, cpumode, ip);
   char* const start = out->Reserve(24 + SymbolBound(al) + DsoNameBound(al.dso));
   char* p = start;
   *p++ = '\t';
-  p = PutHex(p, al.dso && !al.dso->is_kernel() ? al.dso_addr : frame.ip, 16);
+  p = PutHex(p, al.dso && !al.dso->is_kernel() ? al.dso_addr : ip, 16);
   if (f & kFieldSym) {
     *p++ = ' ';
     p = PutSymbol(p, al, f & kFieldSymOff);
@@ -320,11 +328,10 @@ void ScriptWriter::PrintFrame(const CallchainFrame& frame, uint32_t f) {
   *p++ = '\n';
   out->Commit(p);
   const size_t size = static_cast<size_t>(p - start);
-  if (size > sizeof(line->text)) return;
-  line->ip = frame.ip;
-  line->dso_addr = al.dso_addr;
-  line->dso = al.dso;
-  line->sym = al.sym;
+  if (!line || size > sizeof(line->text)) return;
+  line->maps_id = maps_id;
+  line->generation = generation;
+  line->ip = ip;
   line->fields = line_fields;
   line->size = static_cast<uint8_t>(size);
   memcpy(line->text, start, size);

@@ -70,8 +70,9 @@ struct ScriptOptions {
 
 using ScriptCounters = SessionCounters;
 
-// The per-sample text of perf script as a session consumer (runs on the resolving
-// thread: it prints what the sample resolved to when it was read).
+// The per-sample text of perf script as a session consumer. Callchains come on demand
+// (SampleNeeds::callchain_on_demand), so it runs on the resolving thread and resolves
+// only the frames whose line it has not cached.
 class ScriptWriter : public SampleConsumer {
  public:
   static constexpr size_t kFlushBytes = 1 << 16;
@@ -84,8 +85,8 @@ class ScriptWriter : public SampleConsumer {
 
  private:
   // One callchain line ("\t%16lx sym+0x%lx (dso)\n", per `fields`), from frame_lines_
-  // when it was printed before.
-  void PrintFrame(const CallchainFrame& f, uint32_t fields);
+  // when it was printed before in the same state of the same address space.
+  void PrintFrame(FrameSource* source, const Thread* thread, uint16_t cpumode, uint64_t ip, uint32_t fields);
 
   const PerfFile& file_;
   std::vector<uint32_t> fields_;   // per evsel
@@ -95,21 +96,18 @@ class ScriptWriter : public SampleConsumer {
   std::unique_ptr<TextBuffer> out_;
   std::string scratch_;
   // Callchain lines repeat (fp.data: 2.9M lines, 10K distinct), so the text of recent
-  // ones is kept, direct-mapped by what decides it: (ip, dso, dso_addr, symbol,
-  // fields). Lines longer than `text` are printed uncached.
+  // ones is kept, direct-mapped by (Maps::id, Maps::generation, ip, fields): the same
+  // state of the same address space resolves an ip the same way, so a hit needs no
+  // resolution. Lines longer than `text` are printed uncached.
   struct FrameLine {
+    uint64_t maps_id = 0;  // 0: empty
+    uint64_t generation = 0;
     uint64_t ip = 0;
-    uint64_t dso_addr = 0;
-    const Dso* dso = nullptr;
-    const Symbol* sym = nullptr;
-    uint8_t fields = 0;  // the sym/symoff/dso bits, shifted down, | 0x80; 0: empty
+    uint8_t fields = 0;  // the sym/symoff/dso bits, shifted down
     uint8_t size = 0;
-    char text[94] = {};  // 128 bytes a slot  // copied whole on a hit: keep the tail initialized
+    char text[102] = {};  // copied whole on a hit: keep the tail initialized
   };
   static constexpr size_t kFrameLines = 8192;
-  static size_t FrameLineIndex(const CallchainFrame& f) {
-    return ((f.ip * 0x9E3779B97F4A7C15ULL ^ f.al.dso_addr * 0xC2B2AE3D27D4EB4FULL) >> 51) & (kFrameLines - 1);
-  }
   std::vector<FrameLine> frame_lines_;  // kFrameLines when callchains are printed
 };
 

@@ -4,11 +4,7 @@
 
 namespace perflens {
 
-bool ResolveCallchain(Resolver& resolver, Thread* thread, const U64Array& chain, int max_stack,
-                      std::vector<CallchainFrame>* frames, bool adjust_return_addresses, bool keep_root_side) {
-  frames->clear();
-  // The location cache slots of the first entries, fetched together rather than one
-  // miss after another.
+void PrefetchCallchain(const Resolver& resolver, const Thread* thread, const U64Array& chain) {
   constexpr uint64_t kPrefetch = 24;
   uint16_t mode = kMiscUser;
   for (uint64_t i = 0; i < chain.size && i < kPrefetch; ++i) {
@@ -16,6 +12,11 @@ bool ResolveCallchain(Resolver& resolver, Thread* thread, const U64Array& chain,
     if (ip >= kContextMax) mode = ip == kContextKernel ? kMiscKernel : ip == kContextUser ? kMiscUser : mode;
     else resolver.PrefetchLocation(thread, mode, ip);
   }
+}
+
+bool ResolveCallchain(Resolver& resolver, const Thread* thread, const U64Array& chain, int max_stack,
+                      std::vector<CallchainFrame>* frames, bool adjust_return_addresses, bool keep_root_side) {
+  frames->clear();
   bool ok = WalkCallchain(chain, max_stack, keep_root_side, [&](uint64_t ip, uint16_t cpumode, bool is_first_entry) {
     // Every entry after the first is a return address: with the adjustment it is looked
     // up at ip - 1, inside the call instruction, so a call that ends a function is not

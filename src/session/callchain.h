@@ -60,13 +60,18 @@ bool WalkCallchain(const U64Array& chain, int max_stack, bool keep_root_side, En
   return true;
 }
 
+// Starts loading the Resolver's cache slots for the first entries of `chain` (a hint,
+// no effect on results): resolving a chain is mostly waiting for those slots, so a
+// caller that knows the next chain early fetches them while it resolves this one.
+void PrefetchCallchain(const Resolver& resolver, const Thread* thread, const U64Array& chain);
+
 // Resolves `chain` into `frames` (cleared first; the vector is reused so a warm walk
 // does not allocate). Returns false for a corrupt chain, leaving `frames` empty.
 // perf 6.1 looks return addresses up unadjusted (the default);
 // `adjust_return_addresses` looks every entry after the first up at ip - 1.
 // `keep_root_side`: with more than `max_stack` entries keep the outermost ones (perf's
 // caller order) instead of the innermost (callee order).
-bool ResolveCallchain(Resolver& resolver, Thread* thread, const U64Array& chain, int max_stack,
+bool ResolveCallchain(Resolver& resolver, const Thread* thread, const U64Array& chain, int max_stack,
                       std::vector<CallchainFrame>* frames, bool adjust_return_addresses = false,
                       bool keep_root_side = false);
 

@@ -45,13 +45,13 @@ void Resolver::LookupMap(const Maps* maps, uint64_t ip, AddrLocation* al) {
   }
 }
 
-AddrLocation Resolver::ResolveMap(Thread* thread, uint16_t cpumode, uint64_t ip) {
+AddrLocation Resolver::ResolveMap(const Thread* thread, uint16_t cpumode, uint64_t ip) {
   AddrLocation al;
   if (StartLocation(cpumode, ip, &al)) LookupMap(machine_->MapsFor(thread, cpumode), ip, &al);
   return al;
 }
 
-AddrLocation Resolver::Resolve(Thread* thread, uint16_t cpumode, uint64_t ip) {
+AddrLocation Resolver::Resolve(const Thread* thread, uint16_t cpumode, uint64_t ip) {
   AddrLocation al;
   if (!StartLocation(cpumode, ip, &al)) return al;
   // perf 6.1 does not retry a user-mode ip in the kernel maps: such samples are

@@ -31,7 +31,7 @@ class Resolver {
   Resolver(Machine* machine, Symbolizer* symbolizer) : machine_(machine), symbolizer_(symbolizer) {}
 
   // perf's thread__find_symbol: picks kernel or process maps by cpumode.
-  AddrLocation Resolve(Thread* thread, uint16_t cpumode, uint64_t ip);
+  AddrLocation Resolve(const Thread* thread, uint16_t cpumode, uint64_t ip);
   // Starts loading the cache slot Resolve(thread, cpumode, ip) will read: a chain's
   // entries are known before they are resolved, and the slots are mostly cache misses.
   void PrefetchLocation(const Thread* thread, uint16_t cpumode, uint64_t ip) const {
@@ -39,7 +39,7 @@ class Resolver {
   }
   // Resolve without the symbol (sym stays nullptr) and without the location cache:
   // for callers that look the symbol up later (FindSymbol).
-  AddrLocation ResolveMap(Thread* thread, uint16_t cpumode, uint64_t ip);
+  AddrLocation ResolveMap(const Thread* thread, uint16_t cpumode, uint64_t ip);
   // The symbol at `dso_addr` in `dso`, through the (dso, dso_addr) cache.
   const Symbol* FindSymbol(Dso* dso, uint64_t dso_addr);
 
@@ -55,7 +55,7 @@ class Resolver {
   Symbolizer* symbolizer_;
   // Keyed by Maps::id and generation: a change to the maps misses instead of returning
   // a stale map.
-  struct LocationSlot {
+  struct alignas(64) LocationSlot {  // one cache line: a lookup is one miss, not two
     uint64_t maps_id = 0;  // 0: empty
     uint64_t generation = 0;
     uint64_t ip = 0;

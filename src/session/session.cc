@@ -148,7 +148,12 @@ std::unique_ptr<Session> Session::Open(PerfFile* file, SessionOptions options) {
   s->resolver_ = std::make_unique<Resolver>(s->machine_.get(), s->symbolizer_.get());
   if (file->SamplesKernel()) s->symbolizer_->PrefetchKernelSymbols();  // read beside the records
   bool chains = false;
-  for (size_t i = 0; i < file->evsels().size(); ++i) chains |= s->NeedsFor(static_cast<uint32_t>(i)).callchain;
+  for (size_t i = 0; i < file->evsels().size(); ++i) {
+    const SampleNeeds& needs = s->NeedsFor(static_cast<uint32_t>(i));
+    chains |= needs.callchain;
+    s->on_demand_ |= needs.callchain && needs.callchain_on_demand;
+  }
+  s->frame_source_ = std::make_unique<FrameSource>(s->machine_.get(), s->resolver_.get(), s->options_.max_stack);
   const SessionOptions& o = s->options_;
   s->coalesce_ = o.coalesce && !chains && file->evsels().size() <= UINT16_MAX;
   s->defer_kernel_symbols_ = o.defer_kernel_symbols && !chains && o.filter.symbols.empty();
@@ -159,7 +164,7 @@ Status Session::Run() {
   threaded_consumers_ = false;
   std::thread consumer_thread;
   // Coalesced samples are delivered once per key: nothing for a thread to do.
-  if (options_.use_threads && options_.consumer_thread && !coalesce_) {
+  if (options_.use_threads && options_.consumer_thread && !coalesce_ && !on_demand_) {
     sample_pipeline_ = std::make_unique<Pipeline<SampleBatch>>();
     sample_batch_ = sample_pipeline_->TakeFree();
     try {
@@ -240,9 +245,38 @@ void Session::HandleReadBatch(const ReadBatch& rb) {
   // The records come cold from the reading thread's core: fetch a few ahead.
   const std::vector<RecordView>& recs = rb.records;
   if (!coalesce_) {
+    // Each sample is decoded one record ahead, so the cache slots its callchain will
+    // read are fetched while the one before is resolved.
+    Sample* cur = &sample_;
+    Sample* next = &next_sample_;
+    const Evsel* next_ev = nullptr;
+    bool next_ok = false;
+    size_t next_index = SIZE_MAX;
     for (size_t i = 0; i < recs.size(); ++i) {
       if (i + kPrefetchAhead < recs.size()) __builtin_prefetch(recs[i + kPrefetchAhead].data);
-      HandleRecord(recs[i]);
+      const RecordView& r = recs[i];
+      if (r.type != kRecordSample) {
+        HandleRecord(r);
+        continue;
+      }
+      const Evsel* ev = nullptr;
+      bool ok;
+      if (next_index == i) {
+        std::swap(cur, next);
+        ev = next_ev;
+        ok = next_ok;
+      } else {
+        ok = counters_.Parse(*file_, r, cur, &ev);
+        if (ok && WantsEagerChain(static_cast<uint32_t>(ev->index)))
+          if (const Thread* t = machine_->FindThread(cur->tid)) PrefetchCallchain(*resolver_, t, cur->callchain);
+      }
+      if (i + 1 < recs.size() && recs[i + 1].type == kRecordSample) {
+        next_ok = counters_.Parse(*file_, recs[i + 1], next, &next_ev);
+        next_index = i + 1;
+        if (next_ok && WantsEagerChain(static_cast<uint32_t>(next_ev->index)))
+          if (const Thread* t = machine_->FindThread(next->tid)) PrefetchCallchain(*resolver_, t, next->callchain);
+      }
+      if (ok) ProcessDecoded(*cur, *ev);
     }
     return;
   }
@@ -361,7 +395,11 @@ void Session::ProcessSample(const RecordView& r) {
     return;
   }
   const Evsel* ev = nullptr;
-  if (!counters_.Parse(*file_, r, &s, &ev)) return;
+  if (counters_.Parse(*file_, r, &s, &ev)) ProcessDecoded(s, *ev);
+}
+
+void Session::ProcessDecoded(const Sample& s, const Evsel& sample_evsel) {
+  const Evsel* ev = &sample_evsel;
   const uint16_t cpumode = s.cpumode();
   if (cpumode == kMiscGuestKernel || cpumode == kMiscGuestUser) ++counters_.nr_guest;
   const auto evsel = static_cast<uint32_t>(ev->index);
@@ -400,7 +438,13 @@ void Session::ProcessSample(const RecordView& r) {
   }
   rs.filtered = filtered;
   chain_frames_.clear();
-  if (!filtered && needs.callchain) {
+  if (!filtered && needs.callchain && needs.callchain_on_demand) {
+    rs.has_callchain = true;
+    rs.raw_callchain = s.callchain;
+    rs.frame_source = frame_source_.get();
+    rs.chain_ok = WalkCallchain(s.callchain, options_.max_stack, false, [](uint64_t, uint16_t, bool) {});
+    if (!rs.chain_ok) ++counters_.nr_bad_callchains;
+  } else if (!filtered && needs.callchain) {
     rs.has_callchain = true;
     rs.chain_ok = ResolveCallchain(*resolver_, thread, s.callchain, options_.max_stack, &chain_frames_,
                                    options_.adjust_return_addresses, options_.keep_root_side);

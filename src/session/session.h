@@ -59,6 +59,32 @@ struct ResolvedSample {
   // The callchain resolved leaf first (perf's order), when SampleNeeds::callchain;
   // valid during OnSample only.
   std::span<const CallchainFrame> callchain;
+  // With SampleNeeds::callchain_on_demand: the entries as recorded (callee first,
+  // context markers included; valid during OnSample) and the source that resolves
+  // them, for a consumer that caches what it makes of a frame by address-space state
+  // and resolves only what it has not seen (script's lines). chain_ok is set.
+  U64Array raw_callchain;
+  class FrameSource* frame_source = nullptr;
+};
+
+// Resolution on demand, for consumers called on the resolving thread (the source is
+// only handed out there): the same answers the eager callchain gives.
+class FrameSource {
+ public:
+  FrameSource(const Machine* machine, Resolver* resolver, int max_stack)
+      : machine_(machine), resolver_(resolver), max_stack_(max_stack) {}
+  // The Maps an entry of `cpumode` is looked up in (nullptr: none), whose id and
+  // generation identify the address-space state it resolves in.
+  const Maps* MapsFor(const Thread* thread, uint16_t cpumode) const { return machine_->MapsFor(thread, cpumode); }
+  AddrLocation Resolve(const Thread* thread, uint16_t cpumode, uint64_t ip) {
+    return resolver_->Resolve(thread, cpumode, ip);
+  }
+  int max_stack() const { return max_stack_; }  // entries to walk (WalkCallchain)
+
+ private:
+  const Machine* machine_;
+  Resolver* resolver_;
+  int max_stack_;
 };
 
 // Receives the session's samples. All calls come from one thread, in perf's order.
@@ -88,6 +114,10 @@ struct SampleFilter {
 struct SampleNeeds {
   bool location = true;    // the ip's map, Dso and symbol
   bool callchain = false;  // the PERF_SAMPLE_CALLCHAIN entries (not for filtered samples)
+  // With `callchain`: hand the entries over unresolved with a FrameSource instead
+  // (consumers then run on the resolving thread; keep_root_side and
+  // adjust_return_addresses do not apply).
+  bool callchain_on_demand = false;
 };
 
 struct SessionCounters : SampleCounts {
@@ -170,6 +200,8 @@ class Session {
   void HandleReadBatch(const ReadBatch& rb);
   void HandleRecord(const RecordView& r);
   void ProcessSample(const RecordView& r);
+  // A decoded sample of `evsel`: resolved and delivered.
+  void ProcessDecoded(const Sample& s, const Evsel& evsel);
   bool DecodeSummed(const RecordView& r, SampleBasics* basics, SummedSample* out);
   void AddSummed(std::span<const SummedSample> samples);
   void FlushSums();
@@ -185,6 +217,10 @@ class Session {
   const SampleNeeds& NeedsFor(uint32_t evsel) const {
     return evsel < options_.needs.size() ? options_.needs[evsel] : kDefaultNeeds;
   }
+  bool WantsEagerChain(uint32_t evsel) const {
+    const SampleNeeds& n = NeedsFor(evsel);
+    return n.callchain && !n.callchain_on_demand;
+  }
   static const SampleNeeds kDefaultNeeds;
 
   PerfFile* file_ = nullptr;
@@ -192,12 +228,15 @@ class Session {
   std::unique_ptr<Machine> machine_;
   std::unique_ptr<Symbolizer> symbolizer_;
   std::unique_ptr<Resolver> resolver_;
+  std::unique_ptr<FrameSource> frame_source_;
+  bool on_demand_ = false;  // some evsel's callchain is resolved on demand
   std::vector<SampleConsumer*> consumers_;
   SessionCounters counters_;
   ReadStats read_stats_;
   bool coalesce_ = false;
   bool defer_kernel_symbols_ = false;
   Sample sample_;                             // the sample being decoded, reused
+  Sample next_sample_;                        // the one after it (decoded one ahead)
   std::vector<CallchainFrame> chain_frames_;  // the chain being resolved, reused
   // Reading thread -> resolving thread.
   std::unique_ptr<Pipeline<ReadBatch>> read_pipeline_;
