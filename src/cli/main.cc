@@ -15,6 +15,7 @@
 #include "report/dump_printer.h"
 #include "report/header_printer.h"
 #include "report/report.h"
+#include "report/json_printer.h"
 #include "report/stdio_printer.h"
 #include "symbolize/vdso.h"
 

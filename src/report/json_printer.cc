@@ -1,17 +1,17 @@
 #include <nlohmann/json.hpp>
 
-#include "report/stdio_printer.h"
+#include "report/json_printer.h"
 
 namespace perflens {
 
-Status PrintReportJson(const Report& report, std::string* out) {
+Status PrintReportJson(const HistsOutput& report, std::string* out) {
   using nlohmann::json;
   json doc;
-  doc["file"] = report.file().path();
-  doc["total_lost_samples"] = report.counters().total_lost_samples;
+  doc["file"] = report.path();
+  doc["total_lost_samples"] = report.total_lost_samples();
   json sections = json::array();
   std::string cell;
-  const auto& evsels = report.file().evsels();
+  const auto& evsels = report.evsels();
   for (size_t ei = 0; ei < report.hists().size(); ++ei) {
     const Hists& h = report.hists()[ei];
     if (h.nr_samples == 0) continue;
@@ -42,7 +42,7 @@ Status PrintReportJson(const Report& report, std::string* out) {
     sections.push_back(std::move(sec));
   }
   doc["events"] = std::move(sections);
-  doc["warnings"] = report.SummaryLines();
+  doc["warnings"] = report.warnings();
   // Names come from the recording and need not be UTF-8: invalid bytes become U+FFFD
   // (nlohmann throws type_error.316 otherwise), so the output is always valid JSON.
   *out += doc.dump(2, ' ', false, json::error_handler_t::replace);

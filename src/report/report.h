@@ -12,6 +12,7 @@
 #include "report/callchain_tree.h"
 #include "report/hists.h"
 #include "report/hists_consumer.h"
+#include "report/hists_output.h"
 #include "report/report_options.h"
 #include "session/session.h"
 
@@ -44,6 +45,11 @@ class Report {
   Symbolizer& symbolizer() { return session_->symbolizer(); }
   // Lines for the end-of-report summary: what could not be resolved, with counts.
   std::vector<std::string> SummaryLines() const;
+  // The finished Hists and how to print them (after Process).
+  HistsOutput Output() const {
+    return HistsOutput(hists(), file().evsels(), options_, children_, sort_by_children_, call_graph_,
+                       counters().total_lost_samples, file().path(), SummaryLines());
+  }
 
  private:
   Report() = default;

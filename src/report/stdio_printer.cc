@@ -31,7 +31,7 @@ void Pad(std::string* out, size_t n) { out->append(n, ' '); }
 // The call-graph text of each row (`texts` parallel to `rows`), made on two threads:
 // trees are independent, each thread builds with its own scratch, and the texts are
 // the same as one thread's.
-void CallGraphTexts(const Report& report, const Hists& h, std::span<const HistEntry* const> rows,
+void CallGraphTexts(const HistsOutput& report, const Hists& h, std::span<const HistEntry* const> rows,
                     std::vector<std::string>* texts) {
   texts->assign(rows.size(), std::string());
   std::atomic<size_t> next{0};
@@ -56,15 +56,15 @@ void CallGraphTexts(const Report& report, const Hists& h, std::span<const HistEn
 
 }  // namespace
 
-Status PrintReportStdio(const Report& report, std::string* out) {
+Status PrintReportStdio(const HistsOutput& report, std::string* out) {
   const ReportOptions& o = report.options();
   const bool children = report.children();
   const std::string& sep = o.field_separator;
   const bool use_sep = !sep.empty();
-  const auto& evsels = report.file().evsels();
+  const auto& evsels = report.evsels();
 
   out->append("# To display the perf.data header info, please use --header/--header-only options.\n#\n");
-  fmt::format_to(std::back_inserter(*out), "#\n# Total Lost Samples: {}\n#\n", report.counters().total_lost_samples);
+  fmt::format_to(std::back_inserter(*out), "#\n# Total Lost Samples: {}\n#\n", report.total_lost_samples());
 
   std::string cell;
   for (size_t ei = 0; ei < report.hists().size(); ++ei) {

@@ -6,14 +6,13 @@
 
 #include <string>
 
+#include "report/hists_output.h"
 #include "report/report.h"
 
 namespace perflens {
 
 // Errors: bad -F fields.
-Status PrintReportStdio(const Report& report, std::string* out);
-
-// `--format json`: the same rows with raw numbers.
-Status PrintReportJson(const Report& report, std::string* out);
+Status PrintReportStdio(const HistsOutput& report, std::string* out);
+inline Status PrintReportStdio(const Report& report, std::string* out) { return PrintReportStdio(report.Output(), out); }
 
 }  // namespace perflens

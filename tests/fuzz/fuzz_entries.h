@@ -31,6 +31,7 @@
 #include "report/header_printer.h"
 #include "report/report.h"
 #include "report/script_printer.h"
+#include "report/json_printer.h"
 #include "report/stdio_printer.h"
 #include "symbolize/kallsyms.h"
 #include "symbolize/perf_map.h"

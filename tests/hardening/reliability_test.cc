@@ -18,6 +18,7 @@
 
 #include "base/text_escape.h"
 #include "hardening/hardening_util.h"
+#include "report/json_printer.h"
 
 namespace perflens::hardening {
 namespace {
