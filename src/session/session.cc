@@ -327,21 +327,27 @@ void Session::AddSummed(std::span<const SummedSample> samples) {
     if (!sums_.Add(s.key, s.period)) continue;
     // A new key: resolved now, while the model is as its samples saw it.
     const SampleSumKey& k = s.key;
-    Thread* thread = machine_->FindOrCreateThread(k.pid, k.tid);
     SummedKey& sk = summed_.emplace_back();
     ResolvedSample& rs = sk.sample;
-    rs.evsel = k.evsel;
-    rs.cpumode = k.cpumode;
-    rs.thread = thread;
-    rs.comm = thread->comm_ptr();
-    rs.pid = thread->pid();
-    rs.tid = thread->tid();
-    rs.sample_pid = k.pid;
-    rs.cpu = k.cpu;
-    rs.ip = k.ip;
+    Thread* thread = StartSample(k.evsel, k.cpumode, k.pid, k.tid, k.cpu, k.ip, &rs);
     if (NeedsFor(k.evsel).location || !options_.filter.empty()) rs.location = Locate(thread, k.cpumode, k.ip, &sk.deferred);
     rs.filtered = options_.filter.ByThread(*thread) || options_.filter.ByLocation(rs.location);
   }
+}
+
+Thread* Session::StartSample(uint32_t evsel, uint16_t cpumode, uint32_t pid, uint32_t tid, uint32_t cpu, uint64_t ip,
+                             ResolvedSample* rs) {
+  Thread* thread = machine_->FindOrCreateThread(pid, tid);
+  rs->evsel = evsel;
+  rs->cpumode = cpumode;
+  rs->thread = thread;
+  rs->comm = thread->comm_ptr();
+  rs->pid = thread->pid();
+  rs->tid = thread->tid();
+  rs->sample_pid = pid;
+  rs->cpu = cpu;
+  rs->ip = ip;
+  return thread;
 }
 
 void Session::FlushSums() {
@@ -405,18 +411,9 @@ void Session::ProcessDecoded(const Sample& s, const Evsel& sample_evsel) {
   const auto evsel = static_cast<uint32_t>(ev->index);
   const SampleNeeds& needs = NeedsFor(evsel);
 
-  Thread* thread = machine_->FindOrCreateThread(s.pid, s.tid);
   ResolvedSample rs;
-  rs.evsel = evsel;
-  rs.cpumode = cpumode;
-  rs.thread = thread;
-  rs.comm = thread->comm_ptr();
-  rs.pid = thread->pid();
-  rs.tid = thread->tid();
-  rs.sample_pid = s.pid;
-  rs.cpu = s.cpu;
+  Thread* thread = StartSample(evsel, cpumode, s.pid, s.tid, s.cpu, s.ip, &rs);
   rs.time = s.time;
-  rs.ip = s.ip;
   rs.period = s.period;
   const SampleFilter& filter = options_.filter;
   bool filtered = filter.ByThread(*thread);
