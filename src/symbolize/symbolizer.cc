@@ -216,6 +216,8 @@ class ModuleSlots {
 }  // namespace
 
 struct Symbolizer::Impl {
+  // First, so that it goes last: modules may keep the vdso's /proc/self/fd path.
+  LocalVdsos local_vdsos;
   // Set in the constructor, read-only after.
   SymbolizeOptions options;
   const Machine* machine = nullptr;
@@ -582,7 +584,7 @@ void Symbolizer::Impl::LoadKsymbol(const Dso& dso, Parts* e) {
 void Symbolizer::Impl::LoadVdso(const Dso& dso, Parts* e) {
   const std::string& name = dso.short_name();
   const BuildId& bid = dso.build_id();
-  auto local = GetLocalVdso(dso.kind());
+  auto local = local_vdsos.Get(dso.kind());
   std::string local_desc = local.ok() ? local->build_id.ToHex() : local.error().message;
   // Build-id cache rows are looked up under "[vdso]" for every vdso kind, as perf.
   DebugFileQuery query{"[vdso]", bid, "", options.vdso_image, local.ok() ? local->path : ""};

@@ -44,16 +44,13 @@ int KindIndex(DsoKind kind) {
 
 constexpr std::array<const char*, kKinds> kStems = {"vdso", "vdso32", "vdsox32"};
 
-std::mutex g_mu;
-std::optional<Result<LocalVdso>> g_cache[kKinds];
-int g_fds[kKinds] = {-1, -1, -1};  // memfds behind the cached paths
 
 std::string ErrnoText(int err) { return std::strerror(err); }
 
 // Puts `bytes` in an anonymous memory file (memfd_create): nothing on disk, nothing to
 // remove at exit or on a signal, and libelf opens it as /proc/self/fd/N like any file.
-// The fd stays open (close-on-exec) until ReleaseLocalVdsos.
-Result<std::string> WriteMemoryFile(const std::string& bytes, int index) {
+// The fd (close-on-exec, in *fd) stays open until its LocalVdsos goes.
+Result<std::string> WriteMemoryFile(const std::string& bytes, int index, int* out_fd) {
   int fd = memfd_create(fmt::format("perflens-{}.so", kStems[index]).c_str(), MFD_CLOEXEC);
   if (fd < 0) return Err("memfd_create: {}", ErrnoText(errno));
   size_t done = 0;
@@ -67,7 +64,7 @@ Result<std::string> WriteMemoryFile(const std::string& bytes, int index) {
     }
     done += static_cast<size_t>(n);
   }
-  g_fds[index] = fd;
+  *out_fd = fd;
   return fmt::format("/proc/self/fd/{}", fd);
 }
 
@@ -246,33 +243,35 @@ Result<BuildId> ImageBuildId(std::string& bytes) {
   return id;  // empty when the image has no build-id note
 }
 
-Result<LocalVdso> LoadLocalVdso(DsoKind kind, int index) {
+Result<LocalVdso> LoadLocalVdso(DsoKind kind, int index, int* fd) {
   Result<std::string> bytes = kind == DsoKind::kVdso ? ReadOwnVdso() : ReadCompatVdso(kind);
   if (!bytes.ok()) return bytes.error();
   PERFLENS_RETURN_IF_ERROR(CheckImage(*bytes, kind));
   Result<BuildId> build_id = ImageBuildId(*bytes);
   if (!build_id.ok()) return build_id.error();
-  Result<std::string> path = WriteMemoryFile(*bytes, index);
+  Result<std::string> path = WriteMemoryFile(*bytes, index, fd);
   if (!path.ok()) return path.error();
   return LocalVdso{std::move(*path), *build_id};
 }
 
 }  // namespace
 
-Result<LocalVdso> GetLocalVdso(DsoKind kind) {
+LocalVdsos::~LocalVdsos() { Release(); }
+
+Result<LocalVdso> LocalVdsos::Get(DsoKind kind) {
   int index = KindIndex(kind);
-  if (index < 0) return Err("GetLocalVdso: {} is not a vdso kind", DsoKindName(kind));
-  std::lock_guard<std::mutex> lock(g_mu);
-  if (!g_cache[index].has_value()) g_cache[index].emplace(LoadLocalVdso(kind, index));
-  return *g_cache[index];
+  if (index < 0) return Err("LocalVdsos::Get: {} is not a vdso kind", DsoKindName(kind));
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!cache_[index].has_value()) cache_[index].emplace(LoadLocalVdso(kind, index, &fds_[index]));
+  return *cache_[index];
 }
 
-void ReleaseLocalVdsos() {
-  std::lock_guard<std::mutex> lock(g_mu);
+void LocalVdsos::Release() {
+  std::lock_guard<std::mutex> lock(mu_);
   for (int i = 0; i < kKinds; ++i) {
-    g_cache[i].reset();
-    if (g_fds[i] >= 0) close(g_fds[i]);
-    g_fds[i] = -1;
+    cache_[i].reset();
+    if (fds_[i] >= 0) close(fds_[i]);
+    fds_[i] = -1;
   }
 }
 

@@ -27,10 +27,10 @@ std::vector<std::string> List(const std::string& dir) {
 // A recording with a sample in the 64-bit [vdso] carrying this machine's vdso build-id,
 // so that symbolization loads the local vdso and uses it.
 std::optional<std::vector<uint8_t>> VdsoRecording() {
-  auto local = GetLocalVdso(DsoKind::kVdso);
+  LocalVdsos vdsos;
+  auto local = vdsos.Get(DsoKind::kVdso);
   if (!local.ok() || local->build_id.empty()) return std::nullopt;
   std::vector<uint8_t> bid(local->build_id.bytes.begin(), local->build_id.bytes.begin() + local->build_id.size);
-  ReleaseLocalVdsos();
   return OneSampleInMap("[vdso]", 42, 0x7fff12340000, bid);
 }
 
@@ -60,8 +60,8 @@ void ExpectNothingLeftOnSignal(int sig) {
   if (pid == 0) {
     setenv("TMPDIR", tmp.path().c_str(), 1);
     signal(sig, SIG_DFL);
-    ReleaseLocalVdsos();
-    auto local = GetLocalVdso(DsoKind::kVdso);
+    LocalVdsos vdsos;
+    auto local = vdsos.Get(DsoKind::kVdso);
     if (!local.ok()) _exit(77);
     if (access(local->path.c_str(), R_OK) != 0) _exit(78);
     raise(sig);

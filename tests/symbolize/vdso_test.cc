@@ -1,4 +1,4 @@
-// GetLocalVdso checked with libelf directly (not the project's ELF loader), and against
+// LocalVdsos::Get checked with libelf directly (not the project's ELF loader), and against
 // what perf record writes into the build-id table.
 #include "symbolize/vdso.h"
 
@@ -94,11 +94,11 @@ std::string BuiltHelper(const char* suffix) {
 
 class VdsoTest : public ::testing::Test {
  protected:
-  void TearDown() override { ReleaseLocalVdsos(); }
+  LocalVdsos vdsos_;  // each test's own images, closed when it ends
 };
 
 TEST_F(VdsoTest, LocalVdsoIsElfWithBuildIdAndClockGettime) {
-  Result<LocalVdso> v = GetLocalVdso(DsoKind::kVdso);
+  Result<LocalVdso> v = vdsos_.Get(DsoKind::kVdso);
   ASSERT_TRUE(v.ok()) << v.error().message;
   EXPECT_FALSE(v->build_id.empty());
   ElfFacts facts = InspectElf(v->path);
@@ -118,7 +118,7 @@ TEST_F(VdsoTest, LocalVdsoIsElfWithBuildIdAndClockGettime) {
 // The image lives in a memfd: no file on disk, so nothing can be left behind by a
 // signal, a crash or SIGKILL (issue #10 finding 7), and no handler is installed.
 TEST_F(VdsoTest, ImageIsAMemoryFileCachedAndReleased) {
-  Result<LocalVdso> v = GetLocalVdso(DsoKind::kVdso);
+  Result<LocalVdso> v = vdsos_.Get(DsoKind::kVdso);
   ASSERT_TRUE(v.ok()) << v.error().message;
   ASSERT_EQ(v->path.rfind("/proc/self/fd/", 0), 0u) << v->path;
   char target[256] = {};
@@ -128,15 +128,15 @@ TEST_F(VdsoTest, ImageIsAMemoryFileCachedAndReleased) {
   ASSERT_EQ(stat(v->path.c_str(), &st), 0);
   EXPECT_TRUE(S_ISREG(st.st_mode));
 
-  Result<LocalVdso> again = GetLocalVdso(DsoKind::kVdso);
+  Result<LocalVdso> again = vdsos_.Get(DsoKind::kVdso);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->path, v->path);
 
   const int fd = std::stoi(v->path.substr(std::strlen("/proc/self/fd/")));
   EXPECT_NE(fcntl(fd, F_GETFD) & FD_CLOEXEC, 0);  // not inherited by helpers
-  ReleaseLocalVdsos();
+  vdsos_.Release();
   EXPECT_EQ(fcntl(fd, F_GETFD), -1);  // closed
-  Result<LocalVdso> fresh = GetLocalVdso(DsoKind::kVdso);
+  Result<LocalVdso> fresh = vdsos_.Get(DsoKind::kVdso);
   ASSERT_TRUE(fresh.ok());
   EXPECT_EQ(fresh->build_id, v->build_id);
 }
@@ -150,8 +150,8 @@ TEST_F(VdsoTest, WritesNoFileAndInstallsNoSignalHandler) {
   struct sigaction dfl = {};
   dfl.sa_handler = SIG_DFL;
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT}) sigaction(sig, &dfl, nullptr);
-  ReleaseLocalVdsos();
-  Result<LocalVdso> v = GetLocalVdso(DsoKind::kVdso);
+  vdsos_.Release();
+  Result<LocalVdso> v = vdsos_.Get(DsoKind::kVdso);
   if (old) {
     setenv("TMPDIR", saved.c_str(), 1);
   } else {
@@ -168,7 +168,7 @@ TEST_F(VdsoTest, WritesNoFileAndInstallsNoSignalHandler) {
 }
 
 TEST_F(VdsoTest, RejectsNonVdsoKind) {
-  Result<LocalVdso> v = GetLocalVdso(DsoKind::kUser);
+  Result<LocalVdso> v = vdsos_.Get(DsoKind::kUser);
   ASSERT_FALSE(v.ok());
   EXPECT_NE(v.error().message.find("not a vdso kind"), std::string::npos);
 }
@@ -180,7 +180,7 @@ class CompatVdsoTest : public VdsoTest {
 
 TEST_F(CompatVdsoTest, Vdso32FromHelper) {
   if (!Exists(BuiltHelper("32"))) GTEST_SKIP() << "perflens-read-vdso32 not built (no -m32 toolchain)";
-  Result<LocalVdso> v = GetLocalVdso(DsoKind::kVdso32);
+  Result<LocalVdso> v = vdsos_.Get(DsoKind::kVdso32);
   if (!v.ok() && v.error().message.find("Exec format error") != std::string::npos) {
     GTEST_SKIP() << "kernel cannot run 32-bit programs: " << v.error().message;
   }
@@ -194,17 +194,17 @@ TEST_F(CompatVdsoTest, Vdso32FromHelper) {
   EXPECT_TRUE(facts.has_clock_gettime);
   EXPECT_EQ(v->path.rfind("/proc/self/fd/", 0), 0u) << v->path;
 
-  Result<LocalVdso> v64 = GetLocalVdso(DsoKind::kVdso);
+  Result<LocalVdso> v64 = vdsos_.Get(DsoKind::kVdso);
   ASSERT_TRUE(v64.ok());
   EXPECT_NE(v64->build_id, v->build_id);  // different images
   EXPECT_NE(v64->path, v->path);
-  ReleaseLocalVdsos();
+  vdsos_.Release();
   EXPECT_FALSE(Exists(v->path));
 }
 
 TEST_F(CompatVdsoTest, Vdsox32FromHelperOrClearError) {
   if (!Exists(BuiltHelper("x32"))) GTEST_SKIP() << "perflens-read-vdsox32 not built (no -mx32 toolchain)";
-  Result<LocalVdso> v = GetLocalVdso(DsoKind::kVdsox32);
+  Result<LocalVdso> v = vdsos_.Get(DsoKind::kVdsox32);
   if (!v.ok()) {
     EXPECT_NE(v.error().message.find("perflens-read-vdsox32"), std::string::npos) << v.error().message;
     GTEST_SKIP() << "x32 helper cannot run here (kernel without CONFIG_X86_X32_ABI?): " << v.error().message;
@@ -218,7 +218,7 @@ TEST_F(CompatVdsoTest, Vdsox32FromHelperOrClearError) {
 
 TEST_F(CompatVdsoTest, MissingHelperGivesClearError) {
   setenv("PERFLENS_LIBEXEC_DIR", "/nonexistent-libexec", 1);
-  Result<LocalVdso> v = GetLocalVdso(DsoKind::kVdsox32);
+  Result<LocalVdso> v = vdsos_.Get(DsoKind::kVdsox32);
   if (v.ok()) GTEST_SKIP() << "a system x32 helper works here";
   // Every place looked in is named, with why it failed.
   EXPECT_NE(v.error().message.find("/nonexistent-libexec/perflens-read-vdsox32: not found"), std::string::npos)
@@ -272,7 +272,7 @@ TEST_F(VdsoTest, MatchesPerfRecordBuildIdTable) {
   std::string why;
   std::string recorded = RecordedVdsoBuildId(perf, "/bin/true", "[vdso]", &why);
   if (recorded.empty()) GTEST_SKIP() << why;
-  Result<LocalVdso> v = GetLocalVdso(DsoKind::kVdso);
+  Result<LocalVdso> v = vdsos_.Get(DsoKind::kVdso);
   ASSERT_TRUE(v.ok()) << v.error().message;
   EXPECT_EQ(v->build_id.ToHex(), recorded);
 }
@@ -282,7 +282,7 @@ TEST_F(CompatVdsoTest, Vdso32MatchesPerfRecordBuildIdTable) {
   if (perf.empty()) GTEST_SKIP() << "perf not installed";
   std::string helper = BuiltHelper("32");
   if (!Exists(helper)) GTEST_SKIP() << "perflens-read-vdso32 not built";
-  Result<LocalVdso> v = GetLocalVdso(DsoKind::kVdso32);
+  Result<LocalVdso> v = vdsos_.Get(DsoKind::kVdso32);
   if (!v.ok()) GTEST_SKIP() << v.error().message;
   // The helper is itself a 32-bit program, so perf records a [vdso32] entry for it.
   std::string why;
