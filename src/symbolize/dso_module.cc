@@ -24,9 +24,9 @@ DsoModule::~DsoModule() {
   if (dwarf_fd_ >= 0) close(dwarf_fd_);
 }
 
-SymbolFrames DsoModule::FramesAt(uint64_t mapped_addr) const {
+SymbolFrames DsoModule::FramesAt(uint64_t dso_addr) const {
   SymbolFrames frames;
-  if (const Symbol* sym = FindSymbol(mapped_addr)) frames.push_back({sym, 0});
+  if (const Symbol* sym = FindSymbol(dso_addr)) frames.push_back({sym, 0});
   return frames;
 }
 

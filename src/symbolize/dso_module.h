@@ -3,7 +3,7 @@
 // from, the symbol table, the ELF PT_LOAD segments (file_offset <-> dso_vaddr) and a
 // libdw handle opened on first use. It answers "the frames at this address".
 //
-// Address space of `mapped_addr` (the table key, what Map::MapIp hands out), by DsoKind:
+// Address space of `dso_addr` (the table key, what Map::MapIp hands out), by DsoKind:
 //   kUser, kVdso*        file_offset: byte offset in the DSO file (ip - start + pgoff);
 //                        symbols were converted from st_value through the PT_LOAD.
 //   kKernel              absolute kernel address (KASLR shift applied to the symbols).
@@ -100,12 +100,12 @@ class DsoModule {
   // The table (in the space above), or nullptr when none was loaded.
   const SymbolTable* symbols() const { return table_; }
 
-  // The symbol covering `mapped_addr` (space above), or nullptr. The hot path: one
+  // The symbol covering `dso_addr` (space above), or nullptr. The hot path: one
   // binary search, no locks, no allocation.
-  const Symbol* FindSymbol(uint64_t mapped_addr) const { return table_ ? table_->Find(mapped_addr) : nullptr; }
-  // The frames at `mapped_addr` (space above), innermost first; empty when no symbol
+  const Symbol* FindSymbol(uint64_t dso_addr) const { return table_ ? table_->Find(dso_addr) : nullptr; }
+  // The frames at `dso_addr` (space above), innermost first; empty when no symbol
   // covers it. One frame today (the symbol, inline_depth 0).
-  SymbolFrames FramesAt(uint64_t mapped_addr) const;
+  SymbolFrames FramesAt(uint64_t dso_addr) const;
 
   // PT_LOAD segments of the runtime image (ELF modules only; empty otherwise).
   const ElfSegments& segments() const { return segments_; }

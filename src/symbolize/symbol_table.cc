@@ -154,12 +154,12 @@ void SymbolTable::TruncateAt(uint64_t addr) {
   }
 }
 
-const Symbol* SymbolTable::Find(uint64_t mapped_addr) const {
-  auto it = std::upper_bound(symbols_.begin(), symbols_.end(), mapped_addr,
+const Symbol* SymbolTable::Find(uint64_t dso_addr) const {
+  auto it = std::upper_bound(symbols_.begin(), symbols_.end(), dso_addr,
                              [](uint64_t a, const Symbol& s) { return a < s.start; });
   if (it == symbols_.begin()) return nullptr;
   --it;
-  if (mapped_addr < it->end || (mapped_addr == it->start && it->start == it->end)) return &*it;
+  if (dso_addr < it->end || (dso_addr == it->start && it->start == it->end)) return &*it;
   return nullptr;
 }
 

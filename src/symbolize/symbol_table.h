@@ -1,5 +1,5 @@
 // SymbolTable: the sorted symbols of one DSO, in the address space the DSO's maps hand
-// out through Map::MapIp ("mapped_addr"): file_offset for user ELF DSOs and the vdso
+// out through Map::MapIp ("dso_addr"): file_offset for user ELF DSOs and the vdso
 // (st_value converted through the PT_LOAD that holds it), absolute addresses for the
 // kernel, module_offset (address − module load base) for kernel modules, the ip for
 // KSYMBOL and JIT maps. dso_module.h has the table per DsoKind.
@@ -56,8 +56,8 @@ class SymbolTable {
   // Cuts every symbol that starts before `addr` and ends after it at `addr` (perf does
   // this to the symbol before .plt, which the end fix-up stretched over it).
   void TruncateAt(uint64_t addr);
-  // The symbol covering `mapped_addr` (the table's space), or nullptr. O(log n).
-  const Symbol* Find(uint64_t mapped_addr) const;
+  // The symbol covering `dso_addr` (the table's space), or nullptr. O(log n).
+  const Symbol* Find(uint64_t dso_addr) const;
   size_t size() const { return symbols_.size(); }
   bool empty() const { return symbols_.empty(); }
   const std::vector<Symbol>& symbols() const { return symbols_; }

@@ -5,7 +5,7 @@
 // from the data, and the vdso as vdso.h describes. Each load failure is recorded once
 // per Dso and summarized, never reported per sample.
 //
-// The address `Find` and the module take is mapped_addr = Map::MapIp(ip), whose space
+// The address `Find` and the module take is dso_addr = Map::MapIp(ip), whose space
 // depends on the DsoKind (dso_module.h has the table): file_offset for kUser and kVdso*, the absolute
 // address for kKernel, module_offset (ip - (map start - pgoff)) for kKernelModule, the
 // ip for kJitMap and kKsymbol. Example: libfoo.so mapped at start 0x7f3a00001000 pgoff
@@ -62,11 +62,11 @@ class Symbolizer {
   // load has info().status != kLoaded and answers nothing). Valid as long as the
   // Symbolizer. Once built, this is two atomic loads.
   const DsoModule* Module(const Dso& dso);
-  // The symbol covering `mapped_addr` in `dso` (the Map::MapIp space of its kind, see
+  // The symbol covering `dso_addr` in `dso` (the Map::MapIp space of its kind, see
   // above), loading the module on first use; nullptr when the DSO has no symbol there
   // or failed to load (Info says why). The report's hot path: once loaded, no lock
   // and no allocation.
-  const Symbol* Find(const Dso& dso, uint64_t mapped_addr) { return Module(dso)->FindSymbol(mapped_addr); }
+  const Symbol* Find(const Dso& dso, uint64_t dso_addr) { return Module(dso)->FindSymbol(dso_addr); }
   // The load outcome for `dso` (loads it if needed).
   const DsoLoadInfo& Info(const Dso& dso) { return Module(dso)->info(); }
   // One line per problem class for the end-of-report summary (e.g. "[vdso]: build-id
