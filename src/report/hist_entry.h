@@ -27,8 +27,10 @@ struct HistEntry {
   uint32_t pid = 0, tid = 0;
   uint32_t cpu = UINT32_MAX;
   Dso* dso = nullptr;           // nullptr → "[unknown]"
-  const Symbol* sym = nullptr;  // nullptr → unresolved, printed from `addr`
-  uint64_t addr = 0;            // MapIp(ip) (or ip without a map)
+  const Symbol* sym = nullptr;  // nullptr → unresolved, keyed and printed by key_addr
+  // perf's he->ip: a self row's dso_addr (Map::MapIp(ip), the ip without a map); a
+  // callchain row's raw ip when unresolved (fill_callchain_info), its dso_addr else.
+  uint64_t key_addr = 0;
   char level = '.';
   HistStat self;
   HistStat acc;  // Children: self plus periods of samples whose chain passes here

@@ -36,7 +36,7 @@ void HistsConsumer::OnSample(const ResolvedSample& s) {
   proto.cpu = s.cpu;
   proto.dso = s.location.dso;
   proto.sym = s.location.sym;
-  proto.addr = s.location.dso_addr;
+  proto.key_addr = s.location.dso_addr;
   proto.level = s.location.level;
   size_t self_row = hists.FindOrAdd(proto);
   Hists::AddSelf(&hists.at(self_row), s.period, s.cpumode, s.nr_samples);
@@ -72,7 +72,7 @@ void HistsConsumer::OnSample(const ResolvedSample& s) {
     const CallchainFrame& f = s.callchain[call_graph_.caller_order ? n - 1 - k : k];
     proto.dso = f.al.dso;
     proto.sym = f.al.sym;
-    proto.addr = f.al.sym ? f.al.dso_addr : f.ip;
+    proto.key_addr = f.al.sym ? f.al.dso_addr : f.ip;
     if (f.al.dso) proto.level = f.al.dso->is_kernel() ? 'k' : '.';
     size_t row = hists.FindOrAdd(proto);
     if (std::find(chain_rows_.begin(), chain_rows_.end(), row) != chain_rows_.end()) continue;

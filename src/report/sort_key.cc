@@ -72,7 +72,7 @@ void IdSym(const HistEntry& e, CommIds*, uint64_t* w) {
   const uint64_t dso = e.dso ? static_cast<uint32_t>(e.dso->id()) : UINT32_MAX;
   if (!e.sym) {
     w[0] = kSymUnresolved;
-    w[1] = e.addr;
+    w[1] = e.key_addr;
   } else if (e.sym->index != Symbol::kNoIndex) {
     w[0] = kSymInTable | dso;
     w[1] = e.sym->index;
@@ -88,11 +88,11 @@ int OrderSym(const HistEntry& a, const HistEntry& b) {
 int CollapseSym(const HistEntry& a, const HistEntry& b) {
   if (a.sym && b.sym) return Cmp(a.sym->name, b.sym->name);
   if (a.sym || b.sym) return a.sym ? -1 : 1;
-  return CmpValue(a.addr, b.addr);
+  return CmpValue(a.key_addr, b.key_addr);
 }
 void JsonSym(const HistEntry& e, nlohmann::json* row) {
   (*row)["symbol"] = e.sym ? nlohmann::json(std::string(e.sym->name)) : nlohmann::json(nullptr);
-  (*row)["addr"] = e.addr;
+  (*row)["addr"] = e.key_addr;
   (*row)["level"] = std::string(1, e.level);
 }
 
@@ -129,8 +129,8 @@ void PrintSymbolColumn(const HistEntry& e, std::string* out) {
   out->append("] ");
   if (e.sym) out->append(e.sym->name);
   // perf prints "%-#.*llx" with precision 16; C's '#' adds no "0x" to a zero value.
-  else if (e.addr == 0) out->append("0000000000000000");
-  else fmt::format_to(std::back_inserter(*out), "{:#018x}", e.addr);
+  else if (e.key_addr == 0) out->append("0000000000000000");
+  else fmt::format_to(std::back_inserter(*out), "{:#018x}", e.key_addr);
 }
 
 const SortKey* FindSortKey(std::string_view name) {

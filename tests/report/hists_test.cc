@@ -89,7 +89,7 @@ TEST(HistsTest, SortedByPeriodThenKeys) {
     p.comm = comm;
     p.dso = dso;
     p.sym = sym;
-    p.addr = 0x555;
+    p.key_addr = 0x555;
     Hists::AddSelf(&h.at(h.FindOrAdd(p)), period, kMiscUser);
   };
   add(&env.b, &env.libc, &env.f, 100);
@@ -193,7 +193,7 @@ TEST(HistsTest, ReplacedSymbolsMergeInFirstSeenOrder) {
     HistEntry p;
     p.dso = &kernel;
     p.sym = sym;
-    p.addr = addr;
+    p.key_addr = addr;
     p.level = 'k';
     size_t row = h.FindOrAdd(p);
     Hists::AddSelf(&h.at(row), period, kMiscKernel);
@@ -211,7 +211,7 @@ TEST(HistsTest, ReplacedSymbolsMergeInFirstSeenOrder) {
   EXPECT_EQ(h.entries()[0].self.nr_samples, 3u);
   EXPECT_EQ(h.entries()[1].sym, &env.g);
   EXPECT_EQ(h.entries()[2].sym, nullptr);
-  EXPECT_EQ(h.entries()[2].addr, 0x999u);
+  EXPECT_EQ(h.entries()[2].key_addr, 0x999u);
   // The unresolved row is keyed by its address like any other: a later sample there
   // finds it.
   EXPECT_EQ(add(nullptr, 0x999, 1), 2u);
@@ -256,7 +256,7 @@ struct MergeSession {
     proto.tid = proto.pid = s.tid;
     proto.dso = const_cast<Dso*>(s.chain[0].dso);
     proto.sym = s.chain[0].sym;
-    proto.addr = s.chain[0].ip;
+    proto.key_addr = s.chain[0].ip;
     size_t self = h->FindOrAdd(proto);
     Hists::AddSelf(&h->at(self), s.period, kMiscUser);
     std::vector<uint32_t> ids;
@@ -268,7 +268,7 @@ struct MergeSession {
     for (size_t k = 0; k < s.chain.size(); ++k) {
       proto.dso = const_cast<Dso*>(s.chain[k].dso);
       proto.sym = s.chain[k].sym;
-      proto.addr = s.chain[k].ip;
+      proto.key_addr = s.chain[k].ip;
       size_t row = h->FindOrAdd(proto);
       if (std::find(seen.begin(), seen.end(), row) != seen.end()) continue;
       seen.push_back(row);
@@ -339,7 +339,7 @@ TEST(HistsTest, PairRowsMatchesByValueAcrossSessions) {
     HistEntry p;
     p.dso = dso;
     p.sym = sym;
-    p.addr = addr;
+    p.key_addr = addr;
     return h->FindOrAdd(p);
   };
   size_t a_memcpy = add(&a, &libc1, t1.Find(0x100), 0x100);

@@ -84,14 +84,14 @@ TEST(SortKeyTest, DsoText) {
 TEST(SortKeyTest, SymbolText) {
   HistEntry e;
   e.level = 'k';
-  e.addr = 0;
+  e.key_addr = 0;
   EXPECT_EQ(Cell("sym", e), "[k] 0000000000000000");  // C's '#' adds no 0x to zero
-  e.addr = 0x1234;
+  e.key_addr = 0x1234;
   EXPECT_EQ(Cell("sym", e), "[k] 0x0000000000001234");
   e.level = '.';
-  e.addr = 0x7f0000009abc;
+  e.key_addr = 0x7f0000009abc;
   EXPECT_EQ(Cell("sym", e), "[.] 0x00007f0000009abc");
-  e.addr = 0xffffffff81234567;
+  e.key_addr = 0xffffffff81234567;
   EXPECT_EQ(Cell("sym", e), "[.] 0xffffffff81234567");
   Symbol s{0x1000, 0x1100, "compute"};
   e.sym = &s;
@@ -135,10 +135,10 @@ TEST(SortKeyTest, IdAndOrder) {
   EXPECT_LT(sym->order(x, y), 0);
   EXPECT_GT(sym->order(y, x), 0);
   HistEntry u1, u2;
-  u1.addr = 0x100;
-  u2.addr = 0x100;
+  u1.key_addr = 0x100;
+  u2.key_addr = 0x100;
   EXPECT_EQ(Id(sym, u1), Id(sym, u2));
-  u2.addr = 0x101;
+  u2.key_addr = 0x101;
   EXPECT_NE(Id(sym, u1), Id(sym, u2));
   const SortKey* cpu = FindSortKey("cpu");
   u1.cpu = 1;
