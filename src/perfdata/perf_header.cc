@@ -17,7 +17,6 @@ constexpr uint64_t kMagic2Swapped = 0x50455246494c4532ULL;
 constexpr uint64_t kMagic1 = 0x454c494646524550ULL;        // "PERFFILE"
 constexpr uint64_t kFileHeaderSize = 104;
 constexpr uint64_t kMaxWarnings = 8;
-constexpr uint64_t kPipeHeaderSize = PerfHeader::kPipeHeaderSize;
 constexpr uint64_t kMaxEvsels = Evlist::kMaxEvsels;
 
 }  // namespace
@@ -141,6 +140,7 @@ Status PerfHeader::ParseFileHeader() {
   uint64_t attrs_off = ld.U64(p + 24), attrs_size = ld.U64(p + 32);
   data_offset_ = ld.U64(p + 40);
   data_size_ = ld.U64(p + 48);
+  feature_index_offset_ = data_size_ > UINT64_MAX - data_offset_ ? UINT64_MAX : data_offset_ + data_size_;
   if (attr_size_ == 0) return Err("{}: attr_size is 0 at offset 0x10", name_);
   if (attr_size_ < 64 + 16)
     return Err("{}: attr_size {} at offset 0x10 is smaller than the minimum 80", name_, attr_size_);
@@ -238,7 +238,7 @@ Status PerfHeader::ParseFeatures(const std::vector<uint8_t>& bits) {
   if (bits.empty()) return Status::Ok();
   const uint8_t* p = bytes_;
   const uint64_t n = size_;
-  uint64_t index_off = data_offset_ + data_size_;
+  uint64_t index_off = feature_index_offset_;
   uint64_t index_size = bits.size() * 16;
   if (!FitsIn(index_off, index_size, n)) {
     env_.warnings.push_back(fmt::format("feature index at {:#x} ({} entries) is past the end of the file; header features ignored",

@@ -86,6 +86,9 @@ class PerfHeader {
   uint64_t attr_size_ = 0;
   uint64_t data_offset_ = 0;
   uint64_t data_size_ = 0;
+  // Where the header says the feature index is (data offset + the recorded data size,
+  // before a truncated file's data size is cut to what is there).
+  uint64_t feature_index_offset_ = 0;
   Evlist evlist_;
   HeaderEnv env_;
 };

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "perfdata/perf_file.h"
 #include "testutil/perf_data_writer.h"
 #include "testutil/read_records.h"
@@ -114,6 +116,25 @@ TEST(MalformedTest, DataSizePastEndOfFileIsAWarningAndAStop) {
   EXPECT_EQ(rr.stats.nr_records[kRecordComm], 1u);
   ASSERT_TRUE(rr.stats.stopped.has_value());
   EXPECT_NE(rr.stats.stopped->message.find("COMM"), std::string::npos) << rr.stats.stopped->message;
+}
+
+// A file cut inside its data section: the feature-index warning names where the header
+// puts the index (data offset + recorded data size), not the clamped end of the file.
+TEST(MalformedTest, TruncatedFileNamesTheRecordedFeatureIndexOffset) {
+  PerfDataWriter w;
+  w.AddAttr(MakeAttr(kSampleIp | kSampleTime), {1});
+  w.AddFeature(kFeatHostname, w.FeatureString("box"));
+  w.Comm(1, 1, "a", false, SidAt(1, 1));
+  w.Comm(2, 2, "b", false, SidAt(2, 2));
+  std::vector<uint8_t> bytes = w.Finish();
+  Loader ld;
+  const uint64_t index_at = ld.U64(bytes.data() + 40) + ld.U64(bytes.data() + 48);
+  bytes.resize(index_at - 4);  // inside the data section: the index and the features are gone
+  auto rr = ReadAll(bytes);
+  ASSERT_TRUE(rr.file);
+  std::string all;
+  for (const std::string& warning : rr.file->env().warnings) all += warning + "\n";
+  EXPECT_NE(all.find(fmt::format("feature index at {:#x} ", index_at)), std::string::npos) << all;
 }
 
 TEST(MalformedTest, ZeroAndTooSmallRecordSizeStop) {
