@@ -3,7 +3,7 @@
 namespace perflens {
 
 const Symbol* Resolver::FindSymbol(Dso* dso, uint64_t dso_addr) {
-  size_t h = (dso_addr * 0x9E3779B97F4A7C15ULL ^ static_cast<uint64_t>(dso->id()) * 0xC2B2AE3D27D4EB4FULL) >> 50;
+  size_t h = (dso_addr * 0x9E3779B97F4A7C15ULL ^ static_cast<uint64_t>(dso->id()) * 0xC2B2AE3D27D4EB4FULL) >> 52;
   CacheSlot& slot = cache_[h & (cache_.size() - 1)];
   if (slot.dso == dso && slot.dso_addr == dso_addr) return slot.sym;
   const Symbol* sym = symbolizer_->Find(*dso, dso_addr);

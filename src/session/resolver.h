@@ -45,9 +45,9 @@ class Resolver {
 
  private:
   static size_t LocationIndex(uint64_t maps_id, uint64_t ip) {
-    return ((ip * 0x9E3779B97F4A7C15ULL ^ maps_id * 0xC2B2AE3D27D4EB4FULL) >> 49) & (kLocationSlots - 1);
+    return ((ip * 0x9E3779B97F4A7C15ULL ^ maps_id * 0xC2B2AE3D27D4EB4FULL) >> 51) & (kLocationSlots - 1);
   }
-  static constexpr size_t kLocationSlots = 32768;
+  static constexpr size_t kLocationSlots = 8192;
   // The map holding `ip`: sets al->dso and al->dso_addr (Map::MapIp) when there is one.
   void LookupMap(const Maps* maps, uint64_t ip, AddrLocation* al);
 
@@ -55,7 +55,7 @@ class Resolver {
   Symbolizer* symbolizer_;
   // Keyed by Maps::id and generation: a change to the maps misses instead of returning
   // a stale map.
-  struct alignas(64) LocationSlot {  // one cache line: a lookup is one miss, not two
+  struct LocationSlot {
     uint64_t maps_id = 0;  // 0: empty
     uint64_t generation = 0;
     uint64_t ip = 0;
@@ -67,7 +67,7 @@ class Resolver {
     uint64_t dso_addr = 0;
     const Symbol* sym = nullptr;
   };
-  std::array<CacheSlot, 16384> cache_{};
+  std::array<CacheSlot, 4096> cache_{};
   // The last user map found, keyed like locations_: consecutive frames of a chain mostly
   // fall in one map. A Maps id is never reused, so an entry of a freed Maps never matches.
   struct LastMap {

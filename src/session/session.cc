@@ -328,43 +328,47 @@ void Session::AddSummed(std::span<const SummedSample> samples) {
     // A new key: resolved now, while the model is as its samples saw it.
     const SampleSumKey& k = s.key;
     SummedKey& sk = summed_.emplace_back();
-    ResolvedSample& rs = sk.sample;
-    Thread* thread = StartSample(k.evsel, k.cpumode, k.pid, k.tid, k.cpu, k.ip, &rs);
-    if (NeedsFor(k.evsel).location || !options_.filter.empty()) rs.location = Locate(thread, k.cpumode, k.ip, &sk.deferred);
-    rs.filtered = options_.filter.ByThread(*thread) || options_.filter.ByLocation(rs.location);
+    sk.thread = machine_->FindOrCreateThread(k.pid, k.tid);
+    if (NeedsFor(k.evsel).location || !options_.filter.empty())
+      sk.location = Locate(sk.thread, k.cpumode, k.ip, &sk.deferred);
+    sk.filtered = options_.filter.ByThread(*sk.thread) || options_.filter.ByLocation(sk.location);
   }
 }
 
-Thread* Session::StartSample(uint32_t evsel, uint16_t cpumode, uint32_t pid, uint32_t tid, uint32_t cpu, uint64_t ip,
-                             ResolvedSample* rs) {
-  Thread* thread = machine_->FindOrCreateThread(pid, tid);
+void Session::FillSample(const Thread* thread, uint32_t evsel, uint16_t cpumode, uint32_t sample_pid, uint32_t cpu,
+                         uint64_t ip, ResolvedSample* rs) {
   rs->evsel = evsel;
   rs->cpumode = cpumode;
   rs->thread = thread;
   rs->comm = thread->comm_ptr();
   rs->pid = thread->pid();
   rs->tid = thread->tid();
-  rs->sample_pid = pid;
+  rs->sample_pid = sample_pid;
   rs->cpu = cpu;
   rs->ip = ip;
-  return thread;
 }
 
 void Session::FlushSums() {
   std::span<const SampleSums::Entry> entries = sums_.entries();
   for (size_t i = 0; i < entries.size(); ++i) {
     const SampleSums::Entry& e = entries[i];
-    SummedKey& sk = summed_[i];
-    ResolvedSample& s = sk.sample;
-    if (!s.location.dso) counters_.nr_no_map += e.nr_samples;
-    else if (!s.location.sym) counters_.nr_no_symbol += e.nr_samples;
+    const SummedKey& sk = summed_[i];
+    if (!sk.location.dso) counters_.nr_no_map += e.nr_samples;
+    else if (!sk.location.sym) counters_.nr_no_symbol += e.nr_samples;
     if (sk.deferred) sk.deferred->nr_samples += e.nr_samples;
-    s.period = e.period;
-    s.nr_samples = e.nr_samples;
-    if (s.filtered && !options_.deliver_filtered) {
+    if (sk.filtered && !options_.deliver_filtered) {
       counters_.nr_filtered += e.nr_samples;
       continue;
     }
+    // The thread's comm and pid are what they were when the key was first seen: a
+    // COMM, FORK or EXIT flushes the sums first.
+    const SampleSumKey& k = e.key;
+    ResolvedSample s;
+    FillSample(sk.thread, k.evsel, k.cpumode, k.pid, k.cpu, k.ip, &s);
+    s.location = sk.location;
+    s.filtered = sk.filtered;
+    s.period = e.period;
+    s.nr_samples = e.nr_samples;
     for (SampleConsumer* c : consumers_) c->OnSample(s);
   }
   sums_.Clear();
@@ -411,8 +415,9 @@ void Session::ProcessDecoded(const Sample& s, const Evsel& sample_evsel) {
   const auto evsel = static_cast<uint32_t>(ev->index);
   const SampleNeeds& needs = NeedsFor(evsel);
 
+  Thread* thread = machine_->FindOrCreateThread(s.pid, s.tid);
   ResolvedSample rs;
-  Thread* thread = StartSample(evsel, cpumode, s.pid, s.tid, s.cpu, s.ip, &rs);
+  FillSample(thread, evsel, cpumode, s.pid, s.cpu, s.ip, &rs);
   rs.time = s.time;
   rs.period = s.period;
   const SampleFilter& filter = options_.filter;

@@ -192,8 +192,10 @@ class Session {
     uint64_t nr_samples = 0;
   };
   struct SummedKey {  // what sums_.entries()[i] resolved to when first added
-    ResolvedSample sample;
+    Thread* thread = nullptr;
+    AddrLocation location;
     DeferredSymbol* deferred = nullptr;
+    bool filtered = false;
   };
 
   Session() = default;
@@ -202,10 +204,9 @@ class Session {
   void ProcessSample(const RecordView& r);
   // A decoded sample of `evsel`: resolved and delivered.
   void ProcessDecoded(const Sample& s, const Evsel& evsel);
-  // The sample's thread (found or created, as perf's machine__findnew_thread) and the
-  // fields of *rs that come from it and from the record.
-  Thread* StartSample(uint32_t evsel, uint16_t cpumode, uint32_t pid, uint32_t tid, uint32_t cpu, uint64_t ip,
-                      ResolvedSample* rs);
+  // The fields of *rs that come from the sample's thread and record.
+  void FillSample(const Thread* thread, uint32_t evsel, uint16_t cpumode, uint32_t sample_pid, uint32_t cpu,
+                  uint64_t ip, ResolvedSample* rs);
   bool DecodeSummed(const RecordView& r, SampleBasics* basics, SummedSample* out);
   void AddSummed(std::span<const SummedSample> samples);
   void FlushSums();
