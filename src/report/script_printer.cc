@@ -182,7 +182,7 @@ Result<std::unique_ptr<Script>> Script::Create(PerfFile* file, const ScriptOptio
   if (folded) {
     s->session_->AddConsumer(s->folded_.get());
   } else {
-    s->writer_ = std::make_unique<ScriptWriter>(*file, std::move(fields), std::move(chains), &s->write_);
+    s->writer_ = std::make_unique<ScriptWriter>(*file, std::move(fields), std::move(chains));
     s->session_->AddConsumer(s->writer_.get());
   }
   return s;
@@ -191,7 +191,7 @@ Result<std::unique_ptr<Script>> Script::Create(PerfFile* file, const ScriptOptio
 Script::~Script() = default;
 
 Status Script::Run(const WriteFn& write) {
-  write_ = write;
+  if (writer_) writer_->set_write(write);
   Status st = session_->Run();
   if (!st) return st;
   if (!writer_) {
@@ -212,9 +212,8 @@ std::vector<std::string> Script::SummaryLines() const {
   return lines;
 }
 
-ScriptWriter::ScriptWriter(const PerfFile& file, std::vector<uint32_t> fields, std::vector<bool> chains,
-                           const WriteFn* write)
-    : file_(file), fields_(std::move(fields)), chains_(std::move(chains)), write_(write),
+ScriptWriter::ScriptWriter(const PerfFile& file, std::vector<uint32_t> fields, std::vector<bool> chains)
+    : file_(file), fields_(std::move(fields)), chains_(std::move(chains)),
       out_(std::make_unique<TextBuffer>(kFlushBytes + (64 << 10))) {
   for (const Evsel& ev : file.evsels()) name_width_ = std::max(name_width_, ev.name.size());
   if (std::find(chains_.begin(), chains_.end(), true) != chains_.end()) frame_lines_.resize(kFrameLines);
@@ -223,7 +222,7 @@ ScriptWriter::ScriptWriter(const PerfFile& file, std::vector<uint32_t> fields, s
 ScriptWriter::~ScriptWriter() = default;
 
 void ScriptWriter::Finish() {
-  if (out_->size()) (*write_)(out_->view());
+  if (out_->size()) write_(out_->view());
   out_->clear();
 }
 
@@ -288,7 +287,7 @@ void ScriptWriter::OnSample(const ResolvedSample& s) {
   *p++ = '\n';
   out->Commit(p);
   if (out->size() >= kFlushBytes) {
-    (*write_)(out->view());
+    write_(out->view());
     out->clear();
   }
 }

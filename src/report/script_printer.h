@@ -78,7 +78,9 @@ class ScriptWriter : public SampleConsumer {
   static constexpr size_t kFlushBytes = 1 << 16;
   using WriteFn = std::function<void(std::string_view)>;
   // `fields` and `chains` per evsel (chains: callchain lines are printed).
-  ScriptWriter(const PerfFile& file, std::vector<uint32_t> fields, std::vector<bool> chains, const WriteFn* write);
+  ScriptWriter(const PerfFile& file, std::vector<uint32_t> fields, std::vector<bool> chains);
+  // Where the text goes (set before the session runs).
+  void set_write(WriteFn write) { write_ = std::move(write); }
   ~ScriptWriter() override;
   void OnSample(const ResolvedSample& s) override;
   void Finish() override;  // writes what is buffered
@@ -92,7 +94,7 @@ class ScriptWriter : public SampleConsumer {
   std::vector<uint32_t> fields_;   // per evsel
   std::vector<bool> chains_;       // per evsel
   size_t name_width_ = 0;
-  const WriteFn* write_;
+  WriteFn write_;
   std::unique_ptr<TextBuffer> out_;
   std::string scratch_;
   // Callchain lines repeat (fp.data: 2.9M lines, 10K distinct), so the text of recent
@@ -135,7 +137,6 @@ class Script {
  private:
   Script() = default;
 
-  WriteFn write_;
   std::unique_ptr<Session> session_;
   std::unique_ptr<ScriptWriter> writer_;
   std::unique_ptr<FoldedConsumer> folded_;  // -F folded (always set, empty otherwise)

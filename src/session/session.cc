@@ -252,6 +252,13 @@ void Session::HandleReadBatch(const ReadBatch& rb) {
     const Evsel* next_ev = nullptr;
     bool next_ok = false;
     size_t next_index = SIZE_MAX;
+    // Decodes (and counts) a sample and starts fetching what resolving its chain reads.
+    auto decode = [this](const RecordView& rec, Sample* out, const Evsel** out_ev) {
+      if (!counters_.Parse(*file_, rec, out, out_ev)) return false;
+      if (WantsEagerChain(static_cast<uint32_t>((*out_ev)->index)))
+        if (const Thread* t = machine_->FindThread(out->tid)) PrefetchCallchain(*resolver_, t, out->callchain);
+      return true;
+    };
     for (size_t i = 0; i < recs.size(); ++i) {
       if (i + kPrefetchAhead < recs.size()) __builtin_prefetch(recs[i + kPrefetchAhead].data);
       const RecordView& r = recs[i];
@@ -266,15 +273,11 @@ void Session::HandleReadBatch(const ReadBatch& rb) {
         ev = next_ev;
         ok = next_ok;
       } else {
-        ok = counters_.Parse(*file_, r, cur, &ev);
-        if (ok && WantsEagerChain(static_cast<uint32_t>(ev->index)))
-          if (const Thread* t = machine_->FindThread(cur->tid)) PrefetchCallchain(*resolver_, t, cur->callchain);
+        ok = decode(r, cur, &ev);
       }
       if (i + 1 < recs.size() && recs[i + 1].type == kRecordSample) {
-        next_ok = counters_.Parse(*file_, recs[i + 1], next, &next_ev);
+        next_ok = decode(recs[i + 1], next, &next_ev);
         next_index = i + 1;
-        if (next_ok && WantsEagerChain(static_cast<uint32_t>(next_ev->index)))
-          if (const Thread* t = machine_->FindThread(next->tid)) PrefetchCallchain(*resolver_, t, next->callchain);
       }
       if (ok) ProcessDecoded(*cur, *ev);
     }
