@@ -68,31 +68,37 @@ class OrderedQueue {
 
   // Sorts q_[head_, end) by time, stably. A round is a few sorted runs (one per CPU
   // buffer, and the sorted leftover of the last round): find them and merge them
-  // pairwise through scratch_, which is kept (std::stable_sort allocated per round).
+  // pairwise, each pass from one of q_ and scratch_ into the other at the same indices
+  // (no copy back), the two vectors trading places when the result is in scratch_.
+  // Entries before head_ are delivered and never read again, so they may be garbage.
   void SortUndelivered() {
     runs_.clear();
     runs_.push_back(head_);
     for (size_t i = std::max(head_ + 1, sorted_); i < q_.size(); ++i)
       if (q_[i].time < q_[i - 1].time) runs_.push_back(i);
     runs_.push_back(q_.size());
-    if (runs_.size() > 2) scratch_.resize(q_.size());
+    if (runs_.size() <= 2) return;
+    scratch_.resize(q_.size());
+    std::vector<Entry>* src = &q_;
+    std::vector<Entry>* dst = &scratch_;
     auto by_time = [](const Entry& a, const Entry& b) { return a.time < b.time; };
+    auto at = [](std::vector<Entry>* v, size_t i) { return v->begin() + static_cast<long>(i); };
     while (runs_.size() > 2) {
       size_t out = 1;
       for (size_t k = 0; k + 1 < runs_.size(); k += 2) {
-        auto a = q_.begin() + static_cast<long>(runs_[k]);
-        auto b = q_.begin() + static_cast<long>(runs_[k + 1]);
         if (k + 2 < runs_.size()) {
-          auto c = q_.begin() + static_cast<long>(runs_[k + 2]);
-          std::merge(a, b, b, c, scratch_.begin() + static_cast<long>(runs_[k]), by_time);
-          std::copy(scratch_.begin() + static_cast<long>(runs_[k]), scratch_.begin() + static_cast<long>(runs_[k + 2]), a);
+          std::merge(at(src, runs_[k]), at(src, runs_[k + 1]), at(src, runs_[k + 1]), at(src, runs_[k + 2]),
+                     at(dst, runs_[k]), by_time);
           runs_[out++] = runs_[k + 2];
-        } else {
-          runs_[out++] = runs_[k + 1];  // odd run out: stays for the next pass
+        } else {  // odd run out: carried to the other buffer for the next pass
+          std::copy(at(src, runs_[k]), at(src, runs_[k + 1]), at(dst, runs_[k]));
+          runs_[out++] = runs_[k + 1];
         }
       }
       runs_.resize(out);
+      std::swap(src, dst);
     }
+    if (src != &q_) q_.swap(scratch_);
   }
 
   std::vector<Entry> q_;

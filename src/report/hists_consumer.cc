@@ -23,11 +23,10 @@ HistsConsumer::HistsConsumer(size_t nr_evsels, const std::vector<const SortKey*>
   for (size_t i = 0; i < nr_evsels; ++i) hists_.emplace_back(keys);
 }
 
-void HistsConsumer::OnSample(const ResolvedSample& s) {
-  Hists& hists = hists_[s.evsel];
-  AddTotals(&hists, s.period, s.cpumode, s.nr_samples);
-  if (s.filtered) return;
+namespace {
 
+// The row a sample adds its self period to.
+HistEntry SelfProto(const ResolvedSample& s) {
   HistEntry proto;
   proto.comm = s.comm;
   proto.thread = s.thread;
@@ -38,6 +37,35 @@ void HistsConsumer::OnSample(const ResolvedSample& s) {
   proto.sym = s.location.sym;
   proto.key_addr = s.location.dso_addr;
   proto.level = s.location.level;
+  return proto;
+}
+
+}  // namespace
+
+uint32_t HistsConsumer::OnSummedKey(const ResolvedSample& s) {
+  if (children_ || call_graph_.mode != CallGraphMode::kNone) return kNoSlot;  // needs the chain
+  KeySlot slot{s.evsel, kNoRow, s.cpumode};
+  if (!s.filtered) slot.row = static_cast<uint32_t>(hists_[s.evsel].FindOrAdd(SelfProto(s)));
+  key_slots_.push_back(slot);
+  return static_cast<uint32_t>(key_slots_.size() - 1);
+}
+
+void HistsConsumer::OnSlotSums(std::span<const SlotSum> sums) {
+  for (const SlotSum& sum : sums) {
+    const KeySlot& slot = key_slots_[sum.slot];
+    Hists& hists = hists_[slot.evsel];
+    AddTotals(&hists, sum.period, slot.cpumode, sum.nr_samples);
+    if (slot.row != kNoRow) Hists::AddSelf(&hists.at(slot.row), sum.period, slot.cpumode, sum.nr_samples);
+  }
+  key_slots_.clear();
+}
+
+void HistsConsumer::OnSample(const ResolvedSample& s) {
+  Hists& hists = hists_[s.evsel];
+  AddTotals(&hists, s.period, s.cpumode, s.nr_samples);
+  if (s.filtered) return;
+
+  HistEntry proto = SelfProto(s);
   size_t self_row = hists.FindOrAdd(proto);
   Hists::AddSelf(&hists.at(self_row), s.period, s.cpumode, s.nr_samples);
   const bool graph = call_graph_.mode != CallGraphMode::kNone;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -23,6 +24,9 @@ class HistsConsumer : public SampleConsumer {
                 const CallGraphParams& call_graph);
 
   void OnSample(const ResolvedSample& s) override;
+  // Flat reports: a summed key's row is found when the key is first seen.
+  uint32_t OnSummedKey(const ResolvedSample& s) override;
+  void OnSlotSums(std::span<const SlotSum> sums) override;
   void ReplaceSymbols(const std::unordered_map<const Symbol*, const Symbol*>& replacements) override;
   void Finish() override;  // perf's comm__override on every Hists
 
@@ -34,6 +38,13 @@ class HistsConsumer : public SampleConsumer {
   CallGraphParams call_graph_;
   std::vector<size_t> chain_rows_;    // per-sample dedup scratch, reused
   std::vector<uint32_t> chain_;       // interned frame ids in print order, reused
+  static constexpr uint32_t kNoRow = UINT32_MAX;
+  struct KeySlot {
+    uint32_t evsel = 0;
+    uint32_t row = kNoRow;  // kNoRow: filtered (counts in the totals only)
+    uint16_t cpumode = 0;
+  };
+  std::vector<KeySlot> key_slots_;  // OnSummedKey's slots until the next OnSlotSums
 };
 
 }  // namespace perflens

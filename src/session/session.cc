@@ -331,10 +331,29 @@ void Session::AddSummed(std::span<const SummedSample> samples) {
     // A new key: resolved now, while the model is as its samples saw it.
     const SampleSumKey& k = s.key;
     SummedKey& sk = summed_.emplace_back();
-    sk.thread = machine_->FindOrCreateThread(k.pid, k.tid);
-    if (NeedsFor(k.evsel).location || !options_.filter.empty())
-      sk.location = Locate(sk.thread, k.cpumode, k.ip, &sk.deferred);
-    sk.filtered = options_.filter.ByThread(*sk.thread) || options_.filter.ByLocation(sk.location);
+    Thread* thread = machine_->FindOrCreateThread(k.pid, k.tid);
+    AddrLocation location;
+    if (NeedsFor(k.evsel).location || !options_.filter.empty()) location = Locate(thread, k.cpumode, k.ip, &sk.deferred);
+    sk.no_map = !location.dso;
+    sk.no_symbol = location.dso && !location.sym;
+    sk.filtered = options_.filter.ByThread(*thread) || options_.filter.ByLocation(location);
+    if (sk.filtered && !options_.deliver_filtered) continue;  // counted at the flush, never delivered
+    ResolvedSample rs;
+    FillSample(thread, k.evsel, k.cpumode, k.pid, k.cpu, k.ip, &rs);
+    rs.location = location;
+    rs.filtered = sk.filtered;
+    rs.period = 0;
+    rs.nr_samples = 0;
+    bool unslotted = false;
+    for (SampleConsumer* c : consumers_) {
+      const uint32_t slot = c->OnSummedKey(rs);
+      key_slots_.push_back(slot);
+      unslotted |= slot == SampleConsumer::kNoSlot;
+    }
+    if (unslotted) {
+      sk.unslotted = static_cast<uint32_t>(unslotted_.size());
+      unslotted_.push_back({thread, location});
+    }
   }
 }
 
@@ -353,29 +372,51 @@ void Session::FillSample(const Thread* thread, uint32_t evsel, uint16_t cpumode,
 
 void Session::FlushSums() {
   std::span<const SampleSums::Entry> entries = sums_.entries();
+  const size_t nc = consumers_.size();
+  slot_sums_.resize(nc);
+  // Slot sums go out in small runs: a flush of many keys touches no new memory.
+  auto ship_slots = [this](size_t c) {
+    if (slot_sums_[c].empty()) return;
+    consumers_[c]->OnSlotSums(slot_sums_[c]);
+    slot_sums_[c].clear();
+  };
+  size_t slots_at = 0;  // key_slots_ holds nc slots per delivered key
   for (size_t i = 0; i < entries.size(); ++i) {
     const SampleSums::Entry& e = entries[i];
     const SummedKey& sk = summed_[i];
-    if (!sk.location.dso) counters_.nr_no_map += e.nr_samples;
-    else if (!sk.location.sym) counters_.nr_no_symbol += e.nr_samples;
+    if (sk.no_map) counters_.nr_no_map += e.nr_samples;
+    else if (sk.no_symbol) counters_.nr_no_symbol += e.nr_samples;
     if (sk.deferred) sk.deferred->nr_samples += e.nr_samples;
     if (sk.filtered && !options_.deliver_filtered) {
       counters_.nr_filtered += e.nr_samples;
       continue;
     }
-    // The thread's comm and pid are what they were when the key was first seen: a
-    // COMM, FORK or EXIT flushes the sums first.
-    const SampleSumKey& k = e.key;
-    ResolvedSample s;
-    FillSample(sk.thread, k.evsel, k.cpumode, k.pid, k.cpu, k.ip, &s);
-    s.location = sk.location;
-    s.filtered = sk.filtered;
-    s.period = e.period;
-    s.nr_samples = e.nr_samples;
-    for (SampleConsumer* c : consumers_) c->OnSample(s);
+    const uint32_t* slots = key_slots_.data() + slots_at;
+    slots_at += nc;
+    for (size_t c = 0; c < nc; ++c) {
+      if (slots[c] != SampleConsumer::kNoSlot) {
+        slot_sums_[c].push_back({slots[c], e.period, e.nr_samples});
+        if (slot_sums_[c].size() == kSlotSumsRun) ship_slots(c);
+        continue;
+      }
+      // The thread's comm and pid are what they were when the key was first seen: a
+      // COMM, FORK or EXIT flushes the sums first.
+      const UnslottedKey& uk = unslotted_[sk.unslotted];
+      const SampleSumKey& k = e.key;
+      ResolvedSample s;
+      FillSample(uk.thread, k.evsel, k.cpumode, k.pid, k.cpu, k.ip, &s);
+      s.location = uk.location;
+      s.filtered = sk.filtered;
+      s.period = e.period;
+      s.nr_samples = e.nr_samples;
+      consumers_[c]->OnSample(s);
+    }
   }
+  for (size_t c = 0; c < nc; ++c) ship_slots(c);
   sums_.Clear();
   summed_.clear();
+  unslotted_.clear();
+  key_slots_.clear();
 }
 
 void Session::HandleRecord(const RecordView& r) {

@@ -98,6 +98,23 @@ class SampleConsumer {
   virtual void ReplaceSymbols(const std::unordered_map<const Symbol*, const Symbol*>& /*replacements*/) {}
   // After the last sample (and ReplaceSymbols).
   virtual void Finish() {}
+
+  // Coalesced delivery (SessionOptions::coalesce) for a consumer that sums by itself:
+  // OnSummedKey gets each new key once, when it is first seen (comm, location and
+  // `filtered` as OnSample would get them; period and nr_samples 0), and returns the
+  // consumer's slot for it. At each flush OnSlotSums then gets the sums of the slotted
+  // keys in first-seen order, after which the slots are forgotten. kNoSlot (the
+  // default) means: deliver that key through OnSample at the flush. Finding a key's row
+  // when it is first seen, while its thread and symbol are in cache, is what makes a
+  // flat report cheap; a flush of 26K keys otherwise chases them all cold again.
+  static constexpr uint32_t kNoSlot = UINT32_MAX;
+  struct SlotSum {
+    uint32_t slot = 0;
+    uint64_t period = 0;      // summed PERF_SAMPLE_PERIOD
+    uint64_t nr_samples = 0;  // samples summed
+  };
+  virtual uint32_t OnSummedKey(const ResolvedSample& /*s*/) { return kNoSlot; }
+  virtual void OnSlotSums(std::span<const SlotSum> /*sums*/) {}
 };
 
 // perf's --comms/--pid/--tid/--dsos/--symbols: a sample passes when every non-empty
@@ -192,10 +209,13 @@ class Session {
     uint64_t nr_samples = 0;
   };
   struct SummedKey {  // what sums_.entries()[i] resolved to when first added
+    DeferredSymbol* deferred = nullptr;
+    uint32_t unslotted = UINT32_MAX;  // index in unslotted_ when a consumer took no slot
+    bool no_map = false, no_symbol = false, filtered = false;
+  };
+  struct UnslottedKey {  // what OnSample needs at the flush
     Thread* thread = nullptr;
     AddrLocation location;
-    DeferredSymbol* deferred = nullptr;
-    bool filtered = false;
   };
 
   Session() = default;
@@ -252,6 +272,10 @@ class Session {
   bool threaded_consumers_ = false;
   SampleSums sums_;
   std::vector<SummedKey> summed_;
+  std::vector<UnslottedKey> unslotted_;
+  std::vector<uint32_t> key_slots_;  // consumers_.size() per summed key
+  static constexpr size_t kSlotSumsRun = 256;
+  std::vector<std::vector<SampleConsumer::SlotSum>> slot_sums_;  // per consumer, up to kSlotSumsRun
   std::deque<DeferredSymbol> deferred_;  // stable addresses
   std::unordered_map<uint64_t, DeferredSymbol*> deferred_by_addr_;
 };

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -150,6 +151,60 @@ TEST_F(SessionTest, CoalescedSamplesAddUpPerKeyBetweenModelChanges) {
   // Coalescing is off when a callchain is needed.
   o.needs = {SampleNeeds{true, true}};
   EXPECT_EQ(Run(o).lines.size(), 40u);
+}
+
+// A consumer that sums by itself: it describes each key when first seen and adds the
+// sums per slot; the lines must equal what OnSample delivery gives.
+struct SlotRecorder : SampleConsumer {
+  std::vector<std::string> keys;  // per slot, as Recorder writes a line without the sums
+  std::vector<uint64_t> periods, counts;
+  std::vector<std::string> lines;
+  void OnSample(const ResolvedSample&) override { ADD_FAILURE() << "a slotted key was delivered through OnSample"; }
+  uint32_t OnSummedKey(const ResolvedSample& s) override {
+    EXPECT_EQ(s.nr_samples, 0u);
+    keys.push_back(*s.comm + " " + std::to_string(s.tid));
+    keys.back() += std::string(s.filtered ? " filtered" : "") + " | " +
+                   (s.location.sym ? std::string(s.location.sym->name) : std::string("?"));
+    periods.push_back(0);
+    counts.push_back(0);
+    return static_cast<uint32_t>(keys.size() - 1);
+  }
+  void OnSlotSums(std::span<const SlotSum> sums) override {
+    for (const SlotSum& sum : sums) {
+      periods[sum.slot] += sum.period;
+      counts[sum.slot] += sum.nr_samples;
+    }
+  }
+  void Finish() override {
+    for (size_t i = 0; i < keys.size(); ++i) {
+      const size_t bar = keys[i].find(" |");
+      const size_t flag = keys[i].find(" filtered");
+      const size_t head = flag == std::string::npos ? bar : flag;
+      lines.push_back(keys[i].substr(0, head) + " " + std::to_string(periods[i]) + " x" + std::to_string(counts[i]) +
+                      keys[i].substr(head));
+    }
+  }
+};
+
+TEST_F(SessionTest, SlottedConsumersGetTheSameSumsAsDeliveredOnes) {
+  for (bool flag_filtered : {false, true}) {
+    SessionOptions o;
+    o.coalesce = true;
+    o.filter.comms = {"first"};
+    o.deliver_filtered = flag_filtered;
+    auto file = PerfFile::FromBytes(MappedFile::FromBuffer(bytes_));
+    ASSERT_TRUE(file.ok());
+    auto session = Session::Open(file->get(), std::move(o));
+    Recorder delivered;
+    SlotRecorder slotted;
+    session->AddConsumer(&slotted);
+    session->AddConsumer(&delivered);
+    ASSERT_TRUE(session->Run().ok());
+    // Two keys of "first", and with flagging the two of "second" too.
+    EXPECT_EQ(delivered.lines.size(), flag_filtered ? 4u : 2u);
+    EXPECT_EQ(slotted.lines, delivered.lines);
+    EXPECT_EQ(session->counters().nr_filtered, flag_filtered ? 0u : 15u);
+  }
 }
 
 }  // namespace
