@@ -1,6 +1,7 @@
 #include "symbolize/symbol_table.h"
 
 #include "base/text_escape.h"
+#include "symbolize/demangle.h"
 
 #include <algorithm>
 #include <utility>
@@ -19,6 +20,13 @@ size_t LeadingUnderscores(std::string_view s) {
 }
 
 bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// Whether ChooseFirstSymbol gets as far as the names for these two.
+bool NamesDecide(const Symbol& a, const Symbol& b) {
+  const bool sized_a = a.end > a.start, sized_b = b.end > b.start;
+  return sized_a == sized_b && (a.binding == kStbWeak) == (b.binding == kStbWeak) &&
+         (a.binding == kStbGlobal) == (b.binding == kStbGlobal);
+}
 
 bool PreferFirst(const Symbol& a, const Symbol& b) {
   return ChooseFirstSymbol(a.end - a.start, a.binding, a.name, b.end - b.start, b.binding, b.name);
@@ -107,6 +115,20 @@ void SymbolTable::Add(uint64_t start, uint64_t size, std::string_view name, uint
   symbols_.push_back(s);
 }
 
+void SymbolTable::AddMangled(uint64_t start, uint64_t size, std::string_view mangled, uint8_t binding, uint8_t type) {
+  Add(start, size, mangled, binding, type);
+  symbols_.back().demangle_pending = 1;
+}
+
+void SymbolTable::DemanglePending(const Symbol* s) const {
+  std::lock_guard lock(demangle_mutex_);
+  Symbol& sym = const_cast<Symbol&>(*s);  // the table owns it; only this function writes after Finish
+  if (!sym.demangle_pending) return;  // another thread was first
+  const std::string demangled = DemangleLikePerf(sym.name);
+  if (!demangled.empty()) sym.name = const_cast<SymbolTable*>(this)->Store(demangled);
+  std::atomic_ref<uint8_t>(sym.demangle_pending).store(0, std::memory_order_release);
+}
+
 void SymbolTable::Finish() {
   if (symbols_.empty()) return;
   // Stable: among equal starts the earlier Add comes first, like perf's rb-tree insert.
@@ -129,7 +151,15 @@ void SymbolTable::Finish() {
   size_t kept = 0;
   for (size_t i = 0; i < symbols_.size(); ++i) {
     if (kept > 0 && symbols_[kept - 1].start == symbols_[i].start) {
-      if (!PreferFirst(symbols_[kept - 1], symbols_[i])) symbols_[kept - 1] = symbols_[i];
+      Symbol& a = symbols_[kept - 1];
+      Symbol& b = symbols_[i];
+      // perf compares demangled names, but only when sizes and bindings tie, and two
+      // equal names compare alike either way (.symtab and .dynsym list most twice).
+      if ((a.demangle_pending || b.demangle_pending) && NamesDecide(a, b) && a.name != b.name) {
+        if (a.demangle_pending) DemanglePending(&a);
+        if (b.demangle_pending) DemanglePending(&b);
+      }
+      if (!PreferFirst(a, b)) a = b;
       continue;
     }
     if (kept != i) symbols_[kept] = symbols_[i];
@@ -154,7 +184,7 @@ void SymbolTable::TruncateAt(uint64_t addr) {
   }
 }
 
-const Symbol* SymbolTable::Find(uint64_t dso_addr) const {
+const Symbol* SymbolTable::FindAddr(uint64_t dso_addr) const {
   auto it = std::upper_bound(symbols_.begin(), symbols_.end(), dso_addr,
                              [](uint64_t a, const Symbol& s) { return a < s.start; });
   if (it == symbols_.begin()) return nullptr;

@@ -6,7 +6,9 @@
 // Names live in one arena owned by the table; Symbol::name views into it.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -25,6 +27,11 @@ struct Symbol {
   // (report/sort_key.h). kNoIndex for a symbol outside any finished table.
   static constexpr uint32_t kNoIndex = UINT32_MAX;
   uint32_t index = kNoIndex;
+  // Set while `name` is still the mangled form of a symbol added with AddMangled: the
+  // table demangles it when Find first returns it (perf demangles every name at load;
+  // most are never printed, and demangling them all was a third of a flat report).
+  // Read and cleared atomically (std::atomic_ref); readers go through Find.
+  uint8_t demangle_pending = 0;
 };
 
 // perf 6.1's choose_best_symbol for two symbols at one address (sizes in bytes, ELF
@@ -47,6 +54,10 @@ class SymbolTable {
   void Reserve(size_t symbols, size_t name_bytes);
   // Adds a symbol; `size` may be 0. The name is copied into the arena.
   void Add(uint64_t start, uint64_t size, std::string_view name, uint8_t binding = 1, uint8_t type = 2);
+  // Adds a symbol whose name is a mangled C++ name ("_Z…"), demangled as perf prints it
+  // (DemangleLikePerf: signature dropped; the raw name when demangling fails) when Find
+  // first returns it, or when Finish must compare it with another at its address.
+  void AddMangled(uint64_t start, uint64_t size, std::string_view mangled, uint8_t binding = 1, uint8_t type = 2);
   // Sorts, removes duplicates at one address keeping perf's choice
   // (symbols__fixup_duplicate), and extends zero-size symbols to the next start
   // (symbols__fixup_end), in perf's order (end fix-up first, so the last alias of a
@@ -56,13 +67,24 @@ class SymbolTable {
   // Cuts every symbol that starts before `addr` and ends after it at `addr` (perf does
   // this to the symbol before .plt, which the end fix-up stretched over it).
   void TruncateAt(uint64_t addr);
-  // The symbol covering `dso_addr` (the table's space), or nullptr. O(log n).
-  const Symbol* Find(uint64_t dso_addr) const;
+  // The symbol covering `dso_addr` (the table's space), or nullptr; its name is the
+  // demangled one. O(log n). Safe to call from several threads once Finish has run.
+  const Symbol* Find(uint64_t dso_addr) const {
+    const Symbol* s = FindAddr(dso_addr);
+    if (s && std::atomic_ref<uint8_t>(const_cast<uint8_t&>(s->demangle_pending)).load(std::memory_order_acquire))
+        [[unlikely]]
+      DemanglePending(s);
+    return s;
+  }
   size_t size() const { return symbols_.size(); }
   bool empty() const { return symbols_.empty(); }
+  // Every symbol, in address order. Names of AddMangled symbols not yet returned by
+  // Find are still mangled (demangle_pending set).
   const std::vector<Symbol>& symbols() const { return symbols_; }
 
  private:
+  const Symbol* FindAddr(uint64_t dso_addr) const;
+  void DemanglePending(const Symbol* s) const;
   std::string_view Store(std::string_view s);
   std::vector<Symbol> symbols_;
   // Names, packed into chunks that never move (a string per name cost a malloc each:
@@ -70,6 +92,9 @@ class SymbolTable {
   std::vector<std::unique_ptr<char[]>> arena_;
   char* arena_next_ = nullptr;  // free space at the end of the last chunk
   size_t arena_left_ = 0;
+  // Guards demangling after Finish (the name, the flag's clearing, arena growth); never
+  // copied or moved with the table.
+  mutable std::mutex demangle_mutex_;
 };
 
 }  // namespace perflens

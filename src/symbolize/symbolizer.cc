@@ -500,8 +500,10 @@ bool Symbolizer::Impl::LoadVmlinux(const Dso& dso, Parts* e) {
   if (recorded && anchor && recorded != anchor) {
     uint64_t reloc = recorded - anchor;  // wraps correctly for negative shifts
     SymbolTable moved;
-    for (const Symbol& sym : table->symbols())
-      moved.Add(sym.start + reloc, sym.end - sym.start, sym.name, sym.binding, sym.type);
+    for (const Symbol& sym : table->symbols()) {
+      if (sym.demangle_pending) moved.AddMangled(sym.start + reloc, sym.end - sym.start, sym.name, sym.binding, sym.type);
+      else moved.Add(sym.start + reloc, sym.end - sym.start, sym.name, sym.binding, sym.type);
+    }
     moved.Finish();
     Loaded(e, std::move(moved), path);
   } else {

@@ -1,6 +1,7 @@
 #include "symbolize/symbol_table.h"
 
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -163,6 +164,59 @@ TEST(SymbolTableTest, NamesSurviveChunksMovesAndCopies) {
   EXPECT_EQ(copy.Find(0x1000 + 19999 * 16)->name, "sym_19999");
   EXPECT_EQ(copy.Find(0x104)->name, long_name);
   EXPECT_EQ(copy.Find(0x108)->name, "");
+}
+
+// AddMangled names are demangled as perf prints them when Find first returns them; the
+// table keeps them mangled until then.
+TEST(SymbolTableTest, MangledNamesAreDemangledWhenFound) {
+  SymbolTable t;
+  t.AddMangled(0x100, 0x10, "_ZN2ns3fooEi", kGlobal);
+  t.AddMangled(0x200, 0x10, "_Znot_a_mangling", kGlobal);  // fails: stays raw
+  t.Add(0x300, 0x10, "plain", kGlobal);
+  t.Finish();
+  EXPECT_EQ(t.symbols()[0].name, "_ZN2ns3fooEi");
+  EXPECT_EQ(t.symbols()[0].demangle_pending, 1);
+  EXPECT_EQ(t.Find(0x104)->name, "ns::foo");
+  EXPECT_EQ(t.symbols()[0].demangle_pending, 0);
+  EXPECT_EQ(t.Find(0x204)->name, "_Znot_a_mangling");
+  EXPECT_EQ(t.Find(0x304)->name, "plain");
+}
+
+// Duplicates at one address are chosen on the demangled names, as perf does: the
+// mangled "_Z1aiiiiii" is longer than "_Z3bcdv", but "a" is shorter than "bcd".
+TEST(SymbolTableTest, DuplicatesCompareDemangledNames) {
+  SymbolTable t;
+  t.AddMangled(0x100, 0x10, "_Z1aiiiiii", kGlobal);
+  t.AddMangled(0x100, 0x10, "_Z3bcdv", kGlobal);
+  t.AddMangled(0x200, 0x10, "_Z1xv", kGlobal);  // equal names: kept, still pending
+  t.AddMangled(0x200, 0x10, "_Z1xv", kGlobal);
+  t.Finish();
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_EQ(t.Find(0x100)->name, "bcd");
+  EXPECT_EQ(t.Find(0x200)->name, "x");
+}
+
+// Several threads finding the same pending symbols see one demangled name each
+// (ThreadSanitizer checks the publication in CI).
+TEST(SymbolTableTest, ConcurrentFindsDemangleOnce) {
+  SymbolTable t;
+  for (int i = 0; i < 64; ++i)
+    t.AddMangled(0x1000 + 0x10 * static_cast<uint64_t>(i), 0x10, "_ZN1s1fE" + std::string("i"), kGlobal);
+  t.Finish();
+  std::vector<std::thread> threads;
+  std::vector<std::vector<std::string_view>> seen(4);
+  for (int k = 0; k < 4; ++k)
+    threads.emplace_back([&, k] {
+      for (int i = 63; i >= 0; --i) seen[k].push_back(t.Find(0x1000 + 0x10 * static_cast<uint64_t>(i))->name);
+    });
+  for (auto& th : threads) th.join();
+  for (int k = 0; k < 4; ++k) {
+    ASSERT_EQ(seen[k].size(), 64u);
+    for (size_t j = 0; j < seen[k].size(); ++j) {
+      EXPECT_EQ(seen[k][j], "s::f");
+      EXPECT_EQ(seen[k][j].data(), seen[0][j].data());  // one stored name, not one per thread
+    }
+  }
 }
 
 }  // namespace
