@@ -17,6 +17,9 @@
 #       report --stdio                      (children + call graph)
 #       script > /dev/null
 #     and prints wall, user+sys CPU, peak RSS and the ratio perf/perflens;
+#     On dwarf.data, hotspot's perfparser (which unwinds and symbolizes every sample;
+#     `bash scripts/install-deps.sh --bench` installs it) is timed in the same rotation
+#     and printed after the jobs, with perflens's report and script against it;
 #  4. --scaling: records 1x, 2x, 4x the base duration and times perflens on each, to
 #     show that time grows linearly with the number of samples.
 #
@@ -49,6 +52,7 @@ do_scaling=0
 scaling_seconds=3
 only_perflens=0
 perf=${PERF:-/usr/bin/perf}
+perfparser=${PERFPARSER:-/usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser}
 
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -177,6 +181,30 @@ for f in "${files[@]}"; do
   run_job "$f" "report --stdio (children + graph)" report --stdio
   run_job "$f" "script" script
 done
+
+# --- unwinding: hotspot's perfparser on dwarf.data ---------------------------------------
+if [[ $do_dwarf -eq 1 ]]; then
+  if [[ -x "$perfparser" ]]; then
+    f="$work/dwarf.data"
+    hs_runs="" rep_runs="" scr_runs=""
+    for ((i = 0; i < runs; ++i)); do  # alternating, as run_job does
+      hs_runs+="$(measure "$perfparser" --input "$f" --output /dev/null)"$'\n'
+      rep_runs+="$(measure "$perflens" report --stdio -i "$f")"$'\n'
+      scr_runs+="$(measure "$perflens" script -i "$f")"$'\n'
+    done
+    read -r hw hc hm <<<"$(printf '%s' "$hs_runs" | median_of)"
+    printf '\nhotspot-perfparser --input dwarf.data --output /dev/null: %s s wall, %s s cpu, %s MB\n' "$hw" "$hc" "$hm"
+    for job in report script; do
+      if [[ $job == report ]]; then runs_text=$rep_runs; else runs_text=$scr_runs; fi
+      read -r lw lc lm <<<"$(printf '%s' "$runs_text" | median_of)"
+      awk -v j="$job" -v hw="$hw" -v hc="$hc" -v hm="$hm" -v lw="$lw" -v lc="$lc" -v lm="$lm" 'BEGIN {
+        printf "  perflens %-8s %7.3f s wall %7.2f s cpu %6d MB | perfparser/perflens: %5.1fx wall %5.1fx cpu %5.1fx rss\n",
+               j, lw, lc, lm, lw > 0 ? hw / lw : 0, lc > 0 ? hc / lc : 0, lm > 0 ? hm / lm : 0 }'
+    done
+  else
+    echo "hotspot-perfparser not found at $perfparser (bash scripts/install-deps.sh --bench): unwinding not compared with it" >&2
+  fi
+fi
 
 # --- scaling ---------------------------------------------------------------------------
 if [[ $do_scaling -eq 1 ]]; then

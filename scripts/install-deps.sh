@@ -2,7 +2,9 @@
 # Installs every Debian package perflens needs to build, test and run the demo.
 # Idempotent: packages already installed (per dpkg -s) are skipped, and apt-get is not
 # touched at all when nothing is missing, so a rerun takes well under a second.
-# Usage: bash scripts/install-deps.sh        (as root, or with sudo available)
+# Usage: bash scripts/install-deps.sh [--bench]   (as root, or with sudo available)
+#   --bench  also what bench/compare.sh compares against beyond perf: hotspot's
+#            perfparser (Debian `hotspot`, a Qt application: not needed to build or test)
 set -euo pipefail
 
 PACKAGES=(
@@ -17,6 +19,9 @@ PACKAGES=(
   gcc-multilib g++-multilib         # 32-bit test binaries
   python3 time
 )
+if [[ "${1:-}" == "--bench" ]]; then
+  PACKAGES+=(hotspot)               # /usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser
+fi
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do
