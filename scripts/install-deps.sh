@@ -11,6 +11,7 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config
   clang libclang-rt-14-dev          # libFuzzer targets and sanitizer runtimes
   libelf-dev libdw-dev              # ELF/DWARF symbolization
+  elfutils                          # eu-addr2line: the inline-frame tests' oracle
   libzstd-dev zstd                  # PERF_RECORD_COMPRESSED
   libfmt-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev

@@ -1,5 +1,7 @@
 #include "symbolize/dso_module.h"
 
+#include "symbolize/dwarf_index.h"
+
 #include <elfutils/libdw.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -15,7 +17,8 @@ DsoModule::DsoModule(Parts parts)
       owned_(std::move(parts.owned)),
       segments_(std::move(parts.segments)),
       runtime_path_(std::move(parts.runtime_path)),
-      dwarf_path_(std::move(parts.dwarf_path)) {
+      dwarf_path_(std::move(parts.dwarf_path)),
+      demangle_(parts.demangle) {
   if (info_.status == LoadStatus::kLoaded) table_ = parts.shared ? parts.shared : &owned_;
 }
 
@@ -26,8 +29,61 @@ DsoModule::~DsoModule() {
 
 SymbolFrames DsoModule::FramesAt(uint64_t dso_addr) const {
   SymbolFrames frames;
-  if (const Symbol* sym = FindSymbol(dso_addr)) frames.push_back({sym, 0});
+  const Symbol* sym = FindSymbol(dso_addr);
+  if (!sym) return frames;
+  if (!dwarf_path_.empty()) {
+    if (const DwarfIndex* index = dwarf_index()) {
+      if (std::optional<uint64_t> dso_vaddr = ToDsoVaddr(dso_addr)) {
+        index->AppendFrames(*dso_vaddr, sym, &frames);
+        return frames;
+      }
+    }
+  }
+  frames.push_back({sym, 0, {}});
   return frames;
+}
+
+SourceLine DsoModule::FindSourceLine(uint64_t dso_addr) const {
+  if (dwarf_path_.empty()) return {};
+  const DwarfIndex* index = dwarf_index();
+  std::optional<uint64_t> dso_vaddr = index ? ToDsoVaddr(dso_addr) : std::nullopt;
+  return dso_vaddr ? index->FindLine(*dso_vaddr) : SourceLine{};
+}
+
+const DwarfIndex* DsoModule::dwarf_index() const {
+  // The acquire load is the fast path once opened or failed; call_once only until then.
+  uint8_t state = line_state_.load(std::memory_order_acquire);
+  if (state == kLineNotAsked) {
+    std::call_once(index_once_, [this] { OpenIndex(); });
+    state = line_state_.load(std::memory_order_acquire);
+  }
+  return state == kLineOk ? index_.get() : nullptr;
+}
+
+const std::string& DsoModule::line_info_error() const {
+  static const std::string kNone;
+  return line_state_.load(std::memory_order_acquire) == kLineFailed ? index_error_ : kNone;
+}
+
+void DsoModule::OpenIndex() const {
+  if (dwarf_path_.empty() || !table_) {
+    index_error_ = dwarf_path_.empty() ? "no ELF file" : dwarf_path_ + ": no symbols";
+    line_state_.store(kLineFailed, std::memory_order_release);
+    return;
+  }
+  DwarfIndex::Options options{.demangle = demangle_, .first_symbol_index = static_cast<uint32_t>(table_->size())};
+  auto symbol_at = [this](uint64_t dso_vaddr) -> const Symbol* {
+    std::optional<uint64_t> file_offset = ToFileOffset(dso_vaddr);
+    return file_offset ? FindSymbol(*file_offset) : nullptr;
+  };
+  auto index = DwarfIndex::Open(dwarf_path_, symbol_at, options);
+  if (!index) {
+    index_error_ = index.error().message;
+    line_state_.store(kLineFailed, std::memory_order_release);
+    return;
+  }
+  index_ = std::move(*index);
+  line_state_.store(kLineOk, std::memory_order_release);
 }
 
 Dwarf* DsoModule::dwarf() const {

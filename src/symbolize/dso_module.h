@@ -17,18 +17,24 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "symbolize/elf_segments.h"
+#include "symbolize/source_line.h"
+#include "symbolize/symbol_frames.h"
 #include "symbolize/symbol_table.h"
 
 struct Dwarf;  // elfutils libdw, kept out of the header
 
 namespace perflens {
+
+class DwarfIndex;  // symbolize/dwarf_index.h
 
 enum class LoadStatus {
   kNotLoaded,
@@ -45,40 +51,6 @@ struct DsoLoadInfo {
   std::string message;  // why not, naming the build-id needed and the places looked in
 };
 
-// One frame at an address. Today always the ELF/kallsyms symbol (inline_depth 0);
-// inlined calls will come as more frames with depth 1, 2, … inside it.
-struct SymbolFrame {
-  const Symbol* sym = nullptr;  // never nullptr in a FramesAt result
-  uint32_t inline_depth = 0;    // 0: the symbol itself; n: the n-th inlined call in it
-  // Room for the source line (file, line, column) once line tables are read.
-};
-
-// The frames at one address, innermost first, the symbol itself last. Small: up to
-// kInlineFrames live in the object, more spill to the heap.
-class SymbolFrames {
- public:
-  static constexpr size_t kInlineFrames = 4;
-  void push_back(const SymbolFrame& frame) {
-    if (spill_.empty() && size_ < kInlineFrames) {
-      inline_[size_++] = frame;
-      return;
-    }
-    if (spill_.empty()) spill_.assign(inline_.begin(), inline_.begin() + size_);
-    spill_.push_back(frame);
-    ++size_;
-  }
-  size_t size() const { return size_; }
-  bool empty() const { return size_ == 0; }
-  const SymbolFrame* begin() const { return spill_.empty() ? inline_.data() : spill_.data(); }
-  const SymbolFrame* end() const { return begin() + size_; }
-  const SymbolFrame& operator[](size_t i) const { return begin()[i]; }
-
- private:
-  std::array<SymbolFrame, kInlineFrames> inline_{};
-  uint32_t size_ = 0;
-  std::vector<SymbolFrame> spill_;
-};
-
 class DsoModule {
  public:
   // What a loader fills in before the module is built (symbolizer.cc).
@@ -88,7 +60,8 @@ class DsoModule {
     const SymbolTable* shared = nullptr;    // a table owned by the Symbolizer (kallsyms)
     ElfSegments segments;                   // empty for non-ELF modules
     std::string runtime_path;               // ELF image the segments came from
-    std::string dwarf_path;                 // ELF file dwarf() opens; "" for none
+    std::string dwarf_path;                 // ELF file dwarf() and the DwarfIndex open; "" for none
+    bool demangle = true;                   // inline frame names, as the symbols were
   };
   // A module with no symbols has info.status != kLoaded and answers nothing.
   explicit DsoModule(Parts parts);
@@ -104,8 +77,33 @@ class DsoModule {
   // binary search, no locks, no allocation.
   const Symbol* FindSymbol(uint64_t dso_addr) const { return table_ ? table_->Find(dso_addr) : nullptr; }
   // The frames at `dso_addr` (space above), innermost first; empty when no symbol
-  // covers it. One frame today (the symbol, inline_depth 0).
+  // covers it (perf adds no inline frames without a symbol either). Without DWARF (no
+  // ELF file, or it has none: after the first call, no libdw call and no allocation)
+  // one frame, the symbol, with no line. With DWARF, one frame per function inlined at
+  // the address and one for the function the symbol stands for (inline_depth 0), each
+  // with its line, named as perf 6.1 names them (dwarf_index.h). Example, an -O2 C++
+  // `std::function` call at dso_vaddr 0x1210 (tests/symbolize/inline_frames_test.cc):
+  //   mix (inlined) prog.cc:6, step (inlined) prog.cc:9, Acc<unsigned int>::add
+  //   (inlined) prog.cc:14, ..., _M_invoke (inlined) std_function.h:290 — that last one
+  //   at depth 0 is DWARF's name for `std::_Function_handler<...>::_M_invoke`, which
+  //   has no linkage name, so perf shows it as inlined; FindSymbol gives the ELF one.
+  // The first call that needs a compile unit reads it (see DwarfIndex); later calls are
+  // binary searches.
   SymbolFrames FramesAt(uint64_t dso_addr) const;
+  // The source line of the innermost location at `dso_addr` (space above), as perf's
+  // srcline sort key and `script -F srcline` show it; !known() without line info there.
+  // Needs no symbol. Same costs as FramesAt.
+  SourceLine FindSourceLine(uint64_t dso_addr) const;
+
+  // The module's line tables and inline trees, opened on the first call (from any
+  // thread); nullptr when there is no ELF file or it has no usable DWARF
+  // (line_info_error() says why). Owned by the module.
+  const DwarfIndex* dwarf_index() const;
+  // Why dwarf_index() is nullptr ("" when it is not, or it was never asked for).
+  // Symbolizer::LineInfoProblems() summarizes these once per report.
+  const std::string& line_info_error() const;
+  // Whether dwarf_index() was asked for and failed; false before it was asked.
+  bool line_info_failed() const { return line_state_.load(std::memory_order_acquire) == kLineFailed; }
 
   // PT_LOAD segments of the runtime image (ELF modules only; empty otherwise).
   const ElfSegments& segments() const { return segments_; }
@@ -129,6 +127,8 @@ class DsoModule {
 
  private:
   void OpenDwarf() const;
+  void OpenIndex() const;
+  enum : uint8_t { kLineNotAsked, kLineOk, kLineFailed };
 
   DsoLoadInfo info_;
   SymbolTable owned_;
@@ -141,6 +141,13 @@ class DsoModule {
   mutable Dwarf* dwarf_ = nullptr;
   mutable int dwarf_fd_ = -1;
   mutable std::string dwarf_error_;
+  bool demangle_ = true;
+  // Written once inside index_once_, read only after it (line_state_ publishes it to
+  // threads that did not run the once).
+  mutable std::once_flag index_once_;
+  mutable std::unique_ptr<DwarfIndex> index_;
+  mutable std::string index_error_;
+  mutable std::atomic<uint8_t> line_state_{kLineNotAsked};
 };
 
 }  // namespace perflens

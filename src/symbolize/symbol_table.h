@@ -22,6 +22,9 @@ struct Symbol {
   std::string_view name;
   uint8_t binding = 0;  // STB_LOCAL/GLOBAL/WEAK (ELF), 1 for others
   uint8_t type = 0;     // STT_* (ELF), STT_FUNC for others
+  // 1 for the symbol of an inlined function (DwarfIndex interns them outside any table;
+  // perf prints them with " (inlined)"); 0 for table symbols.
+  uint8_t inlined = 0;
   // Position in its table, set by SymbolTable::Finish(): with the table's Dso id it
   // identifies the symbol within a session independently of where it lives in memory
   // (report/sort_key.h). kNoIndex for a symbol outside any finished table.

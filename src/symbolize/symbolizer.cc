@@ -276,6 +276,7 @@ struct Symbolizer::Impl {
     e->segments = std::move(image.segments);
     e->runtime_path = std::move(runtime_path);
     e->dwarf_path = syms_path;
+    e->demangle = options.demangle;
     Loaded(e, std::move(image.symbols), std::move(syms_path));
   }
 };
@@ -331,6 +332,23 @@ std::vector<std::string> Symbolizer::Problems() const {
     else out.push_back(fmt::format("{} ({} DSOs), e.g. {}", cls, p.dsos, p.first));
   }
   return out;
+}
+
+std::vector<std::string> Symbolizer::LineInfoProblems() const {
+  std::vector<std::pair<int, std::string>> failed;
+  {
+    std::lock_guard<std::mutex> lock(impl_->loading_mu);
+    for (const auto& [id, l] : impl_->loading) {
+      const DsoModule* m = impl_->published.Find(id);
+      if (m && m->line_info_failed()) failed.emplace_back(id, m->line_info_error());
+    }
+  }
+  if (failed.empty()) return {};
+  std::sort(failed.begin(), failed.end());
+  std::string text = fmt::format("{} DSO{} without line info (srclines print as ??:0): ", failed.size(),
+                                 failed.size() == 1 ? "" : "s");
+  for (size_t i = 0; i < failed.size(); ++i) text += (i ? "; " : "") + failed[i].second;
+  return {text};
 }
 
 const DsoModule* Symbolizer::Impl::LoadModule(const Dso& dso) {
@@ -513,6 +531,7 @@ bool Symbolizer::Impl::LoadVmlinux(const Dso& dso, Parts* e) {
   // take absolute addresses, not file offsets.
   e->runtime_path = path;
   e->dwarf_path = path;
+  e->demangle = options.demangle;
   return true;
 }
 

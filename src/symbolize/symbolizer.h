@@ -73,6 +73,11 @@ class Symbolizer {
   // 1a2b.. not found in ~/.debug/[vdso]/1a2b../vdso; local vdso has 3c4d.."), sorted
   // by class. Safe beside loads on other threads (a snapshot).
   std::vector<std::string> Problems() const;
+  // One line for the DSOs whose line info was asked for (DsoModule::dwarf_index, through
+  // FramesAt/FindSourceLine) and is missing, for a srcline or inline report to print
+  // once at the end: "2 DSOs without line info (srclines print as ??:0): libc.so.6:
+  // no DWARF (...); ...". Empty when there is none. Safe beside loads (a snapshot).
+  std::vector<std::string> LineInfoProblems() const;
 
  private:
   struct Impl;
