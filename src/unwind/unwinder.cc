@@ -42,7 +42,7 @@ UnwindStop StopFor(CfiExprError e) {
 
 // The caller's value of one register under `rule`; false (with *why) when it cannot
 // be had.
-bool ApplyRule(const CfiRow& row, const CfiRule& rule, int reg, const RegisterFile& regs, const CfiExprContext& ctx,
+inline bool ApplyRule(const CfiRow& row, const CfiRule& rule, int reg, const RegisterFile& regs, const CfiExprContext& ctx,
                uint64_t mask, uint64_t* out, UnwindStop* why) {
   const StackMemory& mem = *ctx.memory;
   const unsigned word = ctx.address_size;
@@ -171,13 +171,19 @@ UnwindStop UnwindWith(const UnwindInput& in, int max_frames, RowFinder& finder, 
       return why == UnwindStop::kOutsideStack ? outside() : why;
     new_pc &= mask;
     if (new_pc == 0) return UnwindStop::kComplete;
-    RegisterFile caller;
+    // Most rules are "same value" or "undefined": those only keep or drop the
+    // register, so the caller starts as a copy and only the others are evaluated.
+    RegisterFile caller = regs;
     for (int r = 0; r < arch.nregs; ++r) {
+      const CfiRule& rule = row->regs[r];
+      if (rule.kind == CfiRuleKind::kSameValue) continue;
+      caller.Clear(r);
+      if (rule.kind == CfiRuleKind::kUndefined) continue;
       uint64_t v;
       UnwindStop ignored;
       // A register that cannot be recovered stays unknown: it matters only if a later
       // rule needs it.
-      if (ApplyRule(*row, row->regs[r], r, regs, ctx, mask, &v, &ignored)) caller.Set(r, v & mask);
+      if (ApplyRule(*row, rule, r, regs, ctx, mask, &v, &ignored)) caller.Set(r, v & mask);
     }
     if (!caller.Has(arch.sp_reg) || row->regs[arch.sp_reg].kind == CfiRuleKind::kSameValue ||
         row->regs[arch.sp_reg].kind == CfiRuleKind::kUndefined)
@@ -198,7 +204,20 @@ class Unwinder::MapsFinder : public RowFinder {
   const Maps* maps = nullptr;
 
   const CfiRow* Find(uint64_t pc, int nregs, UnwindStop* why) override {
-    const Map* map = maps ? maps->Find(pc) : nullptr;
+    // Consecutive frames mostly fall in one map; a change of the Maps (or its
+    // generation) misses.
+    const Map* map = nullptr;
+    if (maps) {
+      if (last_map_ && last_maps_ == maps && last_maps_id_ == maps->id() && last_generation_ == maps->generation() &&
+          last_map_->Contains(pc)) {
+        map = last_map_;
+      } else if ((map = maps->Find(pc))) {
+        last_map_ = map;
+        last_maps_ = maps;
+        last_maps_id_ = maps->id();
+        last_generation_ = maps->generation();
+      }
+    }
     if (!map || !map->dso) {
       *why = UnwindStop::kNoMap;
       return nullptr;
@@ -264,6 +283,9 @@ class Unwinder::MapsFinder : public RowFinder {
 
   Symbolizer* symbolizer_;
   CfiSources* sources_;
+  const Maps* last_maps_ = nullptr;
+  uint64_t last_maps_id_ = 0, last_generation_ = 0;
+  const Map* last_map_ = nullptr;
   std::vector<RowSlot> rows_;  // direct-mapped, allocated once
   std::array<Source, kSourceSlots> source_slots_{};
 };
