@@ -197,7 +197,6 @@ SampleError DecodeSample(const RecordView& r, const SampleLayout& l, const Event
       c.Skip(size);
       s->user_stack_dyn_size = c.U64();
       if (c.failed()) return SampleError::kBadStack;
-      if (s->user_stack_dyn_size > size) s->user_stack_dyn_size = size;
     }
   }
 

@@ -58,7 +58,9 @@ struct Sample {
   U64Array user_regs;
   const uint8_t* user_stack = nullptr;
   uint64_t user_stack_size = 0;  // bytes copied by the kernel
-  uint64_t user_stack_dyn_size = 0;  // valid prefix
+  // The valid prefix as recorded; more than user_stack_size is inconsistent (perf
+  // rejects such samples; the unwinder stops on them), so check before reading.
+  uint64_t user_stack_dyn_size = 0;
   uint64_t intr_regs_abi = 0;
   U64Array intr_regs;
   const uint8_t* aux_data = nullptr;

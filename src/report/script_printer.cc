@@ -270,9 +270,10 @@ void ScriptWriter::OnSample(const ResolvedSample& s) {
       *p++ = '\n';
       out->Commit(p);
       if (s.chain_ok)
-        WalkCallchain(s.raw_callchain, s.frame_source->max_stack(), false, [&](uint64_t ip, uint16_t cpumode, bool) {
-          PrintFrame(s.frame_source, s.thread, cpumode, ip, f);
-        });
+        WalkCallchain(
+            s.raw_callchain, s.frame_source->max_stack(), false,
+            [&](uint64_t ip, uint16_t cpumode, bool) { PrintFrame(s.frame_source, s.thread, cpumode, ip, f); },
+            s.raw_unwound_begin);
       p = out->Reserve(1);
     } else {
       *p++ = ' ';

@@ -22,12 +22,21 @@ struct CallchainFrame {
 };
 
 // perf's walk over `chain` (callee first, markers included): calls
-// `entry(ip, cpumode, is_first_entry)` for each real entry kept, at most `max_stack`.
-// Context markers switch the cpumode (the walk starts as user). Returns false at any
-// other marker — a corrupt chain, which perf drops whole: the caller discards what
-// `entry` did for it. `keep_root_side`: see ResolveCallchain.
+// `entry(ip, cpumode, exact)` for each real entry kept. Context markers switch the
+// cpumode (the walk starts as user). Returns false at any other marker — a corrupt
+// chain, which perf drops whole: the caller discards what `entry` did for it.
+// `exact` is true for the first recorded entry (the others are return addresses).
+// `keep_root_side`: see ResolveCallchain.
+//
+// `unwound_begin` < chain.size: entries from there on are a DWARF-unwound user part
+// (unwind/unwinder.h), appended after the recorded chain as perf appends its
+// unwinder's frames: user frames, no markers, already at the address perf reports
+// (callers at pc - 1), so each is `exact`. perf limits each part to `max_stack` on its
+// own, and its unwinder keeps the innermost frames whatever the order.
 template <typename EntryFn>
-bool WalkCallchain(const U64Array& chain, int max_stack, bool keep_root_side, EntryFn&& entry) {
+bool WalkCallchain(const U64Array& chain, int max_stack, bool keep_root_side, EntryFn&& entry,
+                   uint64_t unwound_begin = UINT64_MAX) {
+  const uint64_t recorded = unwound_begin < chain.size ? unwound_begin : chain.size;
   uint16_t frame_mode = kMiscUser;
   int depth = 0;
   // perf walks a caller-ordered chain from its root end, so --max-stack keeps the
@@ -36,10 +45,10 @@ bool WalkCallchain(const U64Array& chain, int max_stack, bool keep_root_side, En
   bool seen_entry = false;
   if (keep_root_side && max_stack >= 0) {
     uint64_t real = 0;
-    for (uint64_t i = 0; i < chain.size; ++i) real += chain[i] < kContextMax;
+    for (uint64_t i = 0; i < recorded; ++i) real += chain[i] < kContextMax;
     if (real > static_cast<uint64_t>(max_stack)) skip = real - static_cast<uint64_t>(max_stack);
   }
-  for (uint64_t i = 0; i < chain.size && depth < max_stack; ++i) {
+  for (uint64_t i = 0; i < recorded && depth < max_stack; ++i) {
     uint64_t ip = chain[i];
     if (ip >= kContextMax) {
       if (ip == kContextKernel) frame_mode = kMiscKernel;
@@ -57,6 +66,8 @@ bool WalkCallchain(const U64Array& chain, int max_stack, bool keep_root_side, En
     ++depth;
     entry(ip, frame_mode, is_first_entry);
   }
+  depth = 0;
+  for (uint64_t i = recorded; i < chain.size && depth < max_stack; ++i, ++depth) entry(chain[i], kMiscUser, true);
   return true;
 }
 
@@ -71,8 +82,9 @@ void PrefetchCallchain(const Resolver& resolver, const Thread* thread, const U64
 // `adjust_return_addresses` looks every entry after the first up at ip - 1.
 // `keep_root_side`: with more than `max_stack` entries keep the outermost ones (perf's
 // caller order) instead of the innermost (callee order).
+// `unwound_begin`: see WalkCallchain.
 bool ResolveCallchain(Resolver& resolver, const Thread* thread, const U64Array& chain, int max_stack,
                       std::vector<CallchainFrame>* frames, bool adjust_return_addresses = false,
-                      bool keep_root_side = false);
+                      bool keep_root_side = false, uint64_t unwound_begin = UINT64_MAX);
 
 }  // namespace perflens

@@ -31,10 +31,6 @@ void SampleCounts::AppendSummary(std::vector<std::string>* lines) const {
   if (nr_bad_samples)
     lines->push_back(fmt::format("{} malformed samples skipped (first: SAMPLE at offset {:#x}: {})", nr_bad_samples,
                                  first_bad_sample_offset, SampleErrorName(first_bad_sample_error)));
-  if (nr_user_stacks)
-    lines->push_back(fmt::format("{} samples carry user stacks for DWARF unwinding (--call-graph dwarf); perflens "
-                                 "does not unwind them yet, so their callchains have only the kernel's part",
-                                 nr_user_stacks));
 }
 
 }  // namespace perflens

@@ -153,6 +153,9 @@ std::unique_ptr<Session> Session::Open(PerfFile* file, SessionOptions options) {
     chains |= needs.callchain;
     s->on_demand_ |= needs.callchain && needs.callchain_on_demand;
   }
+  const std::string arch = env.arch.value_or("");
+  s->unwind_arch64_ = UnwindArchFor(arch, 2);  // PERF_SAMPLE_REGS_ABI_64
+  s->unwind_arch32_ = UnwindArchFor(arch, 1);  // PERF_SAMPLE_REGS_ABI_32
   s->frame_source_ = std::make_unique<FrameSource>(s->machine_.get(), s->resolver_.get(), s->options_.max_stack);
   const SessionOptions& o = s->options_;
   s->coalesce_ = o.coalesce && !chains && file->evsels().size() <= UINT16_MAX;
@@ -279,7 +282,7 @@ void Session::HandleReadBatch(const ReadBatch& rb) {
         next_ok = decode(recs[i + 1], next, &next_ev);
         next_index = i + 1;
       }
-      if (ok) ProcessDecoded(*cur, *ev);
+      if (ok) ProcessDecoded(*cur, *ev, r.perf_data_offset);
     }
     return;
   }
@@ -449,10 +452,44 @@ void Session::ProcessSample(const RecordView& r) {
     return;
   }
   const Evsel* ev = nullptr;
-  if (counters_.Parse(*file_, r, &s, &ev)) ProcessDecoded(s, *ev);
+  if (counters_.Parse(*file_, r, &s, &ev)) ProcessDecoded(s, *ev, r.perf_data_offset);
 }
 
-void Session::ProcessDecoded(const Sample& s, const Evsel& sample_evsel) {
+U64Array Session::ChainFor(const Sample& s, const Evsel& evsel, const Thread* thread, uint64_t perf_data_offset,
+                           uint64_t* unwound_begin) {
+  *unwound_begin = UINT64_MAX;
+  // perf's thread__resolve_callchain_unwind: only evsels sampling both.
+  if ((evsel.attr.sample_type & (kSampleRegsUser | kSampleStackUser)) != (kSampleRegsUser | kSampleStackUser))
+    return s.callchain;
+  if (!unwinder_) {
+    cfi_sources_ = std::make_unique<CfiSources>();
+    unwinder_ = std::make_unique<Unwinder>(symbolizer_.get(), cfi_sources_.get());
+  }
+  std::vector<uint64_t>& buf = chain_buffer_;
+  buf.resize(s.callchain.size);
+  for (uint64_t i = 0; i < s.callchain.size; ++i) buf[i] = s.callchain[i];
+  UnwindInput in;
+  in.regs_abi = s.user_regs_abi;
+  in.arch = s.user_regs_abi == 1 ? unwind_arch32_ : unwind_arch64_;
+  in.regs_mask = evsel.attr.sample_regs_user;
+  in.regs = s.user_regs;
+  in.stack = s.user_stack;
+  in.stack_size = s.user_stack_size;
+  in.stack_dyn_size = s.user_stack_dyn_size;
+  in.swap = file_->loader().swap;
+  const UnwindStop stop =
+      unwinder_->Unwind(in, machine_->MapsFor(thread, kMiscUser), options_.max_stack, &buf);
+  ++counters_.nr_unwound;
+  ++counters_.unwind_stops[static_cast<size_t>(stop)];
+  if (IsEarlyStop(stop) && counters_.first_unwind_stop == UnwindStop::kComplete) {
+    counters_.first_unwind_stop = stop;
+    counters_.first_unwind_stop_offset = perf_data_offset;
+  }
+  *unwound_begin = s.callchain.size;
+  return U64Array{reinterpret_cast<const uint8_t*>(buf.data()), buf.size(), false};
+}
+
+void Session::ProcessDecoded(const Sample& s, const Evsel& sample_evsel, uint64_t perf_data_offset) {
   const Evsel* ev = &sample_evsel;
   const uint16_t cpumode = s.cpumode();
   if (cpumode == kMiscGuestKernel || cpumode == kMiscGuestUser) ++counters_.nr_guest;
@@ -486,14 +523,17 @@ void Session::ProcessDecoded(const Sample& s, const Evsel& sample_evsel) {
   chain_frames_.clear();
   if (!filtered && needs.callchain && needs.callchain_on_demand) {
     rs.has_callchain = true;
-    rs.raw_callchain = s.callchain;
+    rs.raw_callchain = ChainFor(s, *ev, thread, perf_data_offset, &rs.raw_unwound_begin);
     rs.frame_source = frame_source_.get();
-    rs.chain_ok = WalkCallchain(s.callchain, options_.max_stack, false, [](uint64_t, uint16_t, bool) {});
+    rs.chain_ok = WalkCallchain(
+        rs.raw_callchain, options_.max_stack, false, [](uint64_t, uint16_t, bool) {}, rs.raw_unwound_begin);
     if (!rs.chain_ok) ++counters_.nr_bad_callchains;
   } else if (!filtered && needs.callchain) {
     rs.has_callchain = true;
-    rs.chain_ok = ResolveCallchain(*resolver_, thread, s.callchain, options_.max_stack, &chain_frames_,
-                                   options_.adjust_return_addresses, options_.keep_root_side);
+    uint64_t unwound_begin;
+    const U64Array chain = ChainFor(s, *ev, thread, perf_data_offset, &unwound_begin);
+    rs.chain_ok = ResolveCallchain(*resolver_, thread, chain, options_.max_stack, &chain_frames_,
+                                   options_.adjust_return_addresses, options_.keep_root_side, unwound_begin);
     if (!rs.chain_ok) ++counters_.nr_bad_callchains;
   }
   Deliver(rs);
@@ -583,6 +623,22 @@ std::vector<std::string> Session::ProblemLines() const {
     lines.push_back(fmt::format("{:.1f}% ({}/{}) samples in a DSO without a symbol there", pct(c.nr_no_symbol),
                                 c.nr_no_symbol, c.nr_samples));
   c.AppendSummary(&lines);
+  uint64_t early = 0;
+  for (size_t i = 0; i < std::size(c.unwind_stops); ++i)
+    if (IsEarlyStop(static_cast<UnwindStop>(i))) early += c.unwind_stops[i];
+  if (early) {
+    std::string reasons;
+    for (size_t i = 0; i < std::size(c.unwind_stops); ++i) {
+      const auto stop = static_cast<UnwindStop>(i);
+      if (!IsEarlyStop(stop) || !c.unwind_stops[i]) continue;
+      reasons += fmt::format("{}{} {}", reasons.empty() ? "" : ", ", c.unwind_stops[i], UnwindStopName(stop));
+    }
+    lines.push_back(fmt::format("{:.1f}% ({}/{}) DWARF-unwound user stacks stopped early: {} (first: SAMPLE at "
+                                "offset {:#x}: {})",
+                                100.0 * static_cast<double>(early) / static_cast<double>(c.nr_unwound), early,
+                                c.nr_unwound, reasons, c.first_unwind_stop_offset,
+                                UnwindStopName(c.first_unwind_stop)));
+  }
   return lines;
 }
 

@@ -33,6 +33,7 @@
 #include "session/sample_counts.h"
 #include "session/sample_sums.h"
 #include "symbolize/symbolizer.h"
+#include "unwind/unwinder.h"
 
 namespace perflens {
 
@@ -63,7 +64,11 @@ struct ResolvedSample {
   // context markers included; valid during OnSample) and the source that resolves
   // them, for a consumer that caches what it makes of a frame by address-space state
   // and resolves only what it has not seen (script's lines). chain_ok is set.
+  // With a DWARF-unwound user part (--call-graph dwarf), raw_callchain is the recorded
+  // chain followed by the unwound frames from this index on (WalkCallchain's
+  // unwound_begin); UINT64_MAX: none.
   U64Array raw_callchain;
+  uint64_t raw_unwound_begin = UINT64_MAX;
   class FrameSource* frame_source = nullptr;
 };
 
@@ -146,6 +151,12 @@ struct SessionCounters : SampleCounts {
   uint64_t total_lost_samples = 0;  // PERF_RECORD_LOST_SAMPLES
   uint64_t total_lost = 0;          // PERF_RECORD_LOST
   uint64_t nr_deferred_kernel_symbols = 0;  // kernel addresses resolved after the read
+  // DWARF unwinding of user stacks (samples whose callchain was asked for and whose
+  // evsel has REGS_USER and STACK_USER): how each walk ended, and the first early stop.
+  uint64_t nr_unwound = 0;
+  uint64_t unwind_stops[static_cast<size_t>(UnwindStop::kCount)] = {};
+  uint64_t first_unwind_stop_offset = 0;  // perf_data_offset of the first early stop
+  UnwindStop first_unwind_stop = UnwindStop::kComplete;
 };
 
 struct SessionOptions {
@@ -157,7 +168,9 @@ struct SessionOptions {
   bool deliver_filtered = false;
   // Per evsel; evsels beyond the vector get {location, no callchain}.
   std::vector<SampleNeeds> needs;
-  int max_stack = 127;                   // --max-stack: real entries resolved per chain
+  // --max-stack: real entries resolved per chain part (the recorded chain, and the
+  // DWARF-unwound user part on its own, as perf)
+  int max_stack = 127;
   bool keep_root_side = false;           // beyond max_stack keep the outermost entries
   bool adjust_return_addresses = false;  // callers looked up at ip - 1
   // Samples summed per (evsel, pid, tid, cpumode, ip[, cpu]) between records that can
@@ -222,8 +235,13 @@ class Session {
   void HandleReadBatch(const ReadBatch& rb);
   void HandleRecord(const RecordView& r);
   void ProcessSample(const RecordView& r);
-  // A decoded sample of `evsel`: resolved and delivered.
-  void ProcessDecoded(const Sample& s, const Evsel& evsel);
+  // A decoded sample of `evsel` (the record at `perf_data_offset`): resolved and delivered.
+  void ProcessDecoded(const Sample& s, const Evsel& evsel, uint64_t perf_data_offset);
+  // The chain to resolve for `s`: its recorded callchain, or with a DWARF user part
+  // (evsel with REGS_USER and STACK_USER) the recorded entries followed by the unwound
+  // frames in chain_buffer_ (*unwound_begin set to where they start).
+  U64Array ChainFor(const Sample& s, const Evsel& evsel, const Thread* thread, uint64_t perf_data_offset,
+                    uint64_t* unwound_begin);
   // The fields of *rs that come from the sample's thread and record.
   void FillSample(const Thread* thread, uint32_t evsel, uint16_t cpumode, uint32_t sample_pid, uint32_t cpu,
                   uint64_t ip, ResolvedSample* rs);
@@ -263,6 +281,12 @@ class Session {
   Sample sample_;                             // the sample being decoded, reused
   Sample next_sample_;                        // the one after it (decoded one ahead)
   std::vector<CallchainFrame> chain_frames_;  // the chain being resolved, reused
+  // DWARF unwinding (on the resolving thread): the CFI of each module, the unwinder
+  // with its row cache, and the merged chain (native byte order), reused.
+  std::unique_ptr<CfiSources> cfi_sources_;
+  std::unique_ptr<Unwinder> unwinder_;
+  std::vector<uint64_t> chain_buffer_;
+  UnwindArch unwind_arch64_ = UnwindArch::kUnknown, unwind_arch32_ = UnwindArch::kUnknown;
   // Reading thread -> resolving thread.
   std::unique_ptr<Pipeline<ReadBatch>> read_pipeline_;
   ReadBatch* read_batch_ = nullptr;

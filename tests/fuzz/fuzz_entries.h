@@ -35,6 +35,7 @@
 #include "report/stdio_printer.h"
 #include "symbolize/kallsyms.h"
 #include "symbolize/perf_map.h"
+#include "unwind/unwinder.h"
 
 namespace perflens::fuzz {
 
@@ -213,6 +214,89 @@ inline int FuzzDecompress(const uint8_t* data, size_t size) { return FuzzReaderW
 //   [25..32] sample_regs_user, [33..40] sample_regs_intr, [41..42] misc,
 //   rest: the record body after the 8-byte header (header.size = 8 + body, capped).
 inline constexpr size_t kSamplePrefix = 43;
+// CFI rows made of the fuzz input, for driving the unwinder with arbitrary rules: the
+// row for a pc is read from a window of `bytes` chosen by the pc (a pc whose window
+// starts with 0 has no row).
+class FuzzRows : public RowFinder {
+ public:
+  FuzzRows(const uint8_t* bytes, size_t size) : bytes_(bytes), size_(size) {}
+  const CfiRow* Find(uint64_t pc, int nregs, UnwindStop* why) override {
+    constexpr size_t kWindow = 96;
+    if (size_ < kWindow || nregs <= 0) {
+      *why = UnwindStop::kNoCfi;
+      return nullptr;
+    }
+    const uint8_t* w = bytes_ + (pc * 0x9E3779B97F4A7C15ULL >> 32) % (size_ - kWindow + 1);
+    if (w[0] == 0) {
+      *why = UnwindStop::kNoCfi;
+      return nullptr;
+    }
+    row_ = CfiRow{};
+    row_.signal_frame = w[0] & 1;
+    row_.ra_reg = static_cast<uint8_t>(w[1] % (nregs + 1));  // sometimes past the arch's registers
+    row_.cfa_reg = static_cast<uint8_t>(w[2] % kMaxDwarfRegs);
+    row_.cfa_offset = static_cast<int8_t>(w[3]);
+    // Ops: atoms from the window (any value: unsupported ones must fail cleanly).
+    row_.nops = static_cast<uint8_t>(w[4] % 12);
+    for (uint8_t i = 0; i < row_.nops; ++i) {
+      CfiOp& op = row_.ops[i];
+      op.atom = w[8 + i];
+      op.reg = static_cast<uint8_t>(w[20 + i] % 40);
+      op.number = static_cast<uint64_t>(static_cast<int8_t>(w[32 + i]));
+      op.byte_offset = static_cast<uint16_t>(i * 2);
+    }
+    row_.cfa_is_expr = w[5] & 1;
+    row_.cfa_op_begin = 0;
+    row_.cfa_op_count = row_.nops;
+    for (int r = 0; r < nregs && r < kMaxDwarfRegs; ++r) {
+      const uint8_t b = w[44 + r % 48];
+      CfiRule& rule = row_.regs[r];
+      rule.kind = static_cast<CfiRuleKind>(b % 8);
+      rule.reg = static_cast<uint8_t>((b >> 3) % kMaxDwarfRegs);
+      rule.offset = static_cast<int8_t>(w[44 + (r + 7) % 48]) * 8;
+      rule.push_cfa = b & 0x80;
+      rule.op_begin = static_cast<uint8_t>(b % (row_.nops + 1));
+      rule.op_count = static_cast<uint8_t>(row_.nops - rule.op_begin);
+    }
+    return &row_;
+  }
+
+ private:
+  const uint8_t* bytes_;
+  size_t size_;
+  CfiRow row_;
+};
+
+// The unwinder over a decoded sample's user registers and stack, with rows from the
+// input, for each arch: bounded frames, a valid stop, no read outside the record.
+inline void UnwindFuzzSample(const Sample& s, const EventAttr& attr, const Loader& ld, const uint8_t* bytes,
+                             size_t size, Invariants* inv) {
+  if (!(attr.sample_type & (kSampleRegsUser | kSampleStackUser))) return;
+  FuzzRows rows(bytes, size);
+  std::vector<uint64_t> ips;
+  for (UnwindArch arch : {UnwindArch::kX86_64, UnwindArch::kI386, UnwindArch::kAarch64}) {
+    UnwindInput in;
+    in.arch = arch;
+    in.regs_abi = s.user_regs_abi;
+    in.regs_mask = attr.sample_regs_user;
+    in.regs = s.user_regs;
+    in.stack = s.user_stack;
+    in.stack_size = s.user_stack_size;
+    in.stack_dyn_size = s.user_stack_dyn_size;
+    in.swap = ld.swap;
+    for (int max_frames : {1, 127, kMaxUnwindFrames + 1}) {
+      ips.clear();
+      UnwindOptions options;
+      options.perf_stack_end = max_frames != 127;
+      const UnwindStop stop = UnwindWith(in, max_frames, rows, &ips, options);
+      inv->Expect(stop < UnwindStop::kCount, "unwind stop {} out of range", static_cast<int>(stop));
+      inv->Expect(ips.size() <= static_cast<size_t>(std::min(max_frames, kMaxUnwindFrames)),
+                  "{} frames unwound with max {}", ips.size(), max_frames);
+      for (uint64_t ip : ips) Sink(ip);
+    }
+  }
+}
+
 inline int FuzzSample(const uint8_t* data, size_t size) {
   if (size < kSamplePrefix) return 0;
   auto u64 = [&](size_t at) {
@@ -263,6 +347,7 @@ inline int FuzzSample(const uint8_t* data, size_t size) {
     if (s.raw_data) inside("raw data", s.raw_data, s.raw_size);
     if (s.user_stack) inside("user stack", s.user_stack, s.user_stack_size);
     if (s.aux_data) inside("aux data", s.aux_data, s.aux_size);
+    UnwindFuzzSample(s, attr, ld, data, size, &inv);
   }
   SampleId sid;
   r.type = kRecordMmap;

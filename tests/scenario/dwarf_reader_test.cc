@@ -2,7 +2,7 @@
 // PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER. The reader must decode every sample
 // with its register block and copied stack (dyn_size within size), count exactly as
 // `perf report --stats` does, and the self report must agree with perf's (it depends
-// only on the sample ip; perflens does not unwind DWARF stacks yet).
+// only on the sample ip; tests/session/dwarf_unwind_test.cc checks the unwound chains).
 // `live` tests (ctest label): they record now, so their checks are printed as
 // differences and only a crash or < 95% agreement with perf fails them.
 #include <gtest/gtest.h>

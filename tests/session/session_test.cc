@@ -34,9 +34,10 @@ struct Recorder : SampleConsumer {
     auto name = [](const AddrLocation& al) { return al.sym ? std::string(al.sym->name) : std::string("?"); };
     if (s.location.dso) l += " " + name(s.location);
     if (s.frame_source && s.chain_ok) {  // a corrupt chain has no frames
-      WalkCallchain(s.raw_callchain, s.frame_source->max_stack(), false, [&](uint64_t ip, uint16_t mode, bool) {
-        l += " <" + name(s.frame_source->Resolve(s.thread, mode, ip));
-      });
+      WalkCallchain(
+          s.raw_callchain, s.frame_source->max_stack(), false,
+          [&](uint64_t ip, uint16_t mode, bool) { l += " <" + name(s.frame_source->Resolve(s.thread, mode, ip)); },
+          s.raw_unwound_begin);
     }
     for (const CallchainFrame& f : s.callchain) l += " <" + name(f.al);
     lines.push_back(l);
