@@ -1,12 +1,20 @@
 #include "report/callchain_store.h"
 
+#include <functional>
+#include <string_view>
+
 #include <utility>
 
 namespace perflens {
 namespace {
 
-size_t FrameSlotIndex(const Dso* dso, uint64_t addr, bool resolved, size_t mask) {
-  uint64_t h = (reinterpret_cast<uintptr_t>(dso) ^ (addr * 0xBF58476D1CE4E5B9ULL) ^ (resolved ? 1 : 0)) *
+// What a frame slot's addr is: the ip (unresolved), the symbol start, or for an inline
+// frame a hash of its name (perf's match_chain compares inlined frames by name: they
+// share their function's start).
+enum FrameKind : uint8_t { kFrameIp = 0, kFrameSymbol = 1, kFrameInlined = 2 };
+
+size_t FrameSlotIndex(const Dso* dso, uint64_t addr, uint8_t kind, size_t mask) {
+  uint64_t h = (reinterpret_cast<uintptr_t>(dso) ^ (addr * 0xBF58476D1CE4E5B9ULL) ^ kind) *
                0x9E3779B97F4A7C15ULL;
   return static_cast<size_t>(h >> 29) & mask;
 }
@@ -15,17 +23,21 @@ size_t FrameSlotIndex(const Dso* dso, uint64_t addr, bool resolved, size_t mask)
 
 uint32_t CallchainStore::InternFrame(const ChainFrame& f) {
   if (2 * (frames_.size() + 1) > frame_slots_.size()) GrowFrames();
-  const bool resolved = f.sym != nullptr;
-  const uint64_t addr = resolved ? f.sym->start : f.ip;
+  const uint8_t kind = !f.sym ? kFrameIp : f.sym->inlined ? kFrameInlined : kFrameSymbol;
+  const uint64_t addr = kind == kFrameIp       ? f.ip
+                        : kind == kFrameSymbol ? f.sym->start
+                                               : std::hash<std::string_view>{}(f.sym->name);
   const size_t mask = frame_slots_.size() - 1;
-  size_t i = FrameSlotIndex(f.dso, addr, resolved, mask);
+  size_t i = FrameSlotIndex(f.dso, addr, kind, mask);
   while (frame_slots_[i].frame) {
     const FrameSlot& s = frame_slots_[i];
-    if (s.dso == f.dso && s.addr == addr && s.resolved == resolved) return s.frame;
+    if (s.dso == f.dso && s.addr == addr && s.kind == kind &&
+        (kind != kFrameInlined || frames_[s.frame - 1].sym->name == f.sym->name))
+      return s.frame;
     i = (i + 1) & mask;
   }
   frames_.push_back(f);
-  frame_slots_[i] = {f.dso, addr, static_cast<uint32_t>(frames_.size()), resolved};
+  frame_slots_[i] = {f.dso, addr, static_cast<uint32_t>(frames_.size()), kind};
   return static_cast<uint32_t>(frames_.size());
 }
 
@@ -35,7 +47,7 @@ void CallchainStore::GrowFrames() {
   const size_t mask = frame_slots_.size() - 1;
   for (const FrameSlot& s : old) {
     if (!s.frame) continue;
-    size_t i = FrameSlotIndex(s.dso, s.addr, s.resolved, mask);
+    size_t i = FrameSlotIndex(s.dso, s.addr, s.kind, mask);
     while (frame_slots_[i].frame) i = (i + 1) & mask;
     frame_slots_[i] = s;
   }

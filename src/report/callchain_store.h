@@ -82,7 +82,7 @@ class CallchainStore {
     const Dso* dso = nullptr;
     uint64_t addr = 0;      // symbol start, or ip when unresolved
     uint32_t frame = 0;     // id: index into frames_ + 1; 0 = empty slot
-    bool resolved = false;  // addr is a symbol start
+    uint8_t kind = 0;       // FrameKind: what addr is
   };
   void GrowFrames();
 

@@ -1,5 +1,7 @@
 #include "report/callchain_tree.h"
 
+#include "perfdata/perf_event.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -118,7 +120,7 @@ uint64_t CallchainMinHit(const CallGraphParams& p, uint64_t total_period, uint64
 namespace {
 
 std::string FrameName(const ChainFrame& f) {
-  if (f.sym) return std::string(f.sym->name);
+  if (f.sym) return f.sym->inlined ? std::string(f.sym->name) + " (inlined)" : std::string(f.sym->name);  // callchain_list__sym_name
   return f.ip ? fmt::format("{:#x}", f.ip) : "0";
 }
 
@@ -306,14 +308,20 @@ void PrintCallchain(const CallchainNode& root, const CallGraphParams& p, uint64_
           out->append("           ");
           Value(p, l.cumul_hit, l.cumul_count, total_period, out);
           out->push_back('\n');
-          for (const ChainFrame* f : l.frames) fmt::format_to(std::back_inserter(*out), "                {}\n", FrameName(*f));
+          // perf's __callchain__fprintf_flat/_folded skip entries at or above
+          // PERF_CONTEXT_MAX (the ~0 frame that ends a DWARF chain cut off by the copy).
+          for (const ChainFrame* f : l.frames)
+            if (f->ip < kContextMax) fmt::format_to(std::back_inserter(*out), "                {}\n", FrameName(*f));
           out->push_back('\n');
         } else {
           Value(p, l.hit, l.count, total_period, out);
           out->push_back(' ');
-          for (size_t i = 0; i < l.frames.size(); ++i) {
-            if (i) out->push_back(';');
-            out->append(FrameName(*l.frames[i]));
+          bool first = true;
+          for (const ChainFrame* f : l.frames) {
+            if (f->ip >= kContextMax) continue;
+            if (!first) out->push_back(';');
+            first = false;
+            out->append(FrameName(*f));
           }
           out->push_back('\n');
         }

@@ -21,7 +21,9 @@ struct ChainFrame {
   uint64_t ip = 0;  // the entry's raw ip (runtime address; printed when unresolved)
   bool SameFunction(const ChainFrame& o) const {
     if (dso != o.dso) return false;
-    if (sym && o.sym) return sym->start == o.sym->start;
+    // perf's match_chain: inlined frames share their function's start, so they
+    // compare by name.
+    if (sym && o.sym) return sym->inlined || o.sym->inlined ? sym->name == o.sym->name : sym->start == o.sym->start;
     return ip == o.ip;
   }
 };

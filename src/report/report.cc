@@ -58,6 +58,7 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   const bool chains = r->children_ || cg.mode != CallGraphMode::kNone;
   so.needs.assign(file->evsels().size(), SampleNeeds{true, chains});
   so.max_stack = options.max_stack;
+  so.inline_frames = options.inline_frames;
   so.keep_root_side = cg.caller_order;
   so.adjust_return_addresses = options.adjust_return_addresses;
   so.coalesce = options.sum_samples && !chains;

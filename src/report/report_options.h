@@ -20,6 +20,7 @@ struct ReportOptions {
   std::string call_graph = "graph,0.5";  // -g: graph/fractal/flat/folded/none[,threshold][,caller/callee]
   bool show_nr_samples = false;       // -n
   int max_stack = 127;                // --max-stack
+  bool inline_frames = true;          // --inline / --no-inline (DWARF-unwound frames)
   bool adjust_return_addresses = false;  // --return-address-adjust: callers looked up at ip-1
   bool show_header = false;           // --header
   std::string format = "stdio";       // --stdio or "json"

@@ -177,6 +177,7 @@ Result<std::unique_ptr<Script>> Script::Create(PerfFile* file, const ScriptOptio
   so.filter.pids = options.pids;
   so.filter.tids = options.tids;
   so.max_stack = options.max_stack;
+  so.inline_frames = options.inline_frames;
   s->session_ = Session::Open(file, std::move(so));
   s->folded_ = std::make_unique<FoldedConsumer>(options.folded_weight_period);
   if (folded) {
@@ -272,7 +273,9 @@ void ScriptWriter::OnSample(const ResolvedSample& s) {
       if (s.chain_ok)
         WalkCallchain(
             s.raw_callchain, s.frame_source->max_stack(), false,
-            [&](uint64_t ip, uint16_t cpumode, bool) { PrintFrame(s.frame_source, s.thread, cpumode, ip, f); },
+            [&](uint64_t ip, uint16_t cpumode, bool, bool unwound) {
+              PrintFrame(s.frame_source, s.thread, cpumode, ip, f, unwound && s.frame_source->inline_frames());
+            },
             s.raw_unwound_begin);
       p = out->Reserve(1);
     } else {
@@ -294,9 +297,9 @@ void ScriptWriter::OnSample(const ResolvedSample& s) {
 }
 
 void ScriptWriter::PrintFrame(FrameSource* source, const Thread* thread, uint16_t cpumode, uint64_t ip,
-                              uint32_t f) {
+                              uint32_t f, bool with_inlines) {
   static_assert(kFieldSymOff == kFieldSym << 1 && kFieldDso == kFieldSym << 2);
-  const auto line_fields = static_cast<uint8_t>((f / kFieldSym) & 7);
+  const auto line_fields = static_cast<uint8_t>(((f / kFieldSym) & 7) | (with_inlines ? 8 : 0));
   TextBuffer* out = out_.get();
   FrameLine* line = nullptr;
   uint64_t maps_id = 0, generation = 0;
@@ -315,17 +318,31 @@ void ScriptWriter::PrintFrame(FrameSource* source, const Thread* thread, uint16_
       return;
     }
   }
-  const AddrLocation al = source->Resolve(thread, cpumode, ip);
-  char* const start = out->Reserve(24 + SymbolBound(al) + DsoNameBound(al.dso));
-  char* p = start;
-  *p++ = '\t';
-  p = PutHex(p, al.dso && !al.dso->is_kernel() ? al.dso_addr : ip, 16);
-  if (f & kFieldSym) {
-    *p++ = ' ';
-    p = PutSymbol(p, al, f & kFieldSymOff);
+  AddrLocation al = source->Resolve(thread, cpumode, ip);
+  // perf's append_inlines: one line per inline frame, all at this address; an inline
+  // frame prints " (inlined)" where the others print their dso.
+  const bool inlines = with_inlines && source->InlineSymbols(al, &inline_syms_);
+  const size_t nr_lines = inlines ? inline_syms_.size() : 1;
+  size_t room = 0;
+  for (size_t i = 0; i < nr_lines; ++i) {
+    if (inlines) al.sym = inline_syms_[i];
+    room += 24 + SymbolBound(al) + DsoNameBound(al.dso) + 10;
   }
-  if (f & kFieldDso) p = PutDso(p, al, &scratch_);
-  *p++ = '\n';
+  char* const start = out->Reserve(room);
+  char* p = start;
+  for (size_t i = 0; i < nr_lines; ++i) {
+    if (inlines) al.sym = inline_syms_[i];
+    *p++ = '\t';
+    p = PutHex(p, al.dso && !al.dso->is_kernel() ? al.dso_addr : ip, 16);
+    if (f & kFieldSym) {
+      *p++ = ' ';
+      p = PutSymbol(p, al, f & kFieldSymOff);
+    }
+    const bool inlined = al.sym && al.sym->inlined;
+    if ((f & kFieldDso) && !inlined) p = PutDso(p, al, &scratch_);
+    if (inlined) p = PutStr(p, " (inlined)");
+    *p++ = '\n';
+  }
   out->Commit(p);
   const size_t size = static_cast<size_t>(p - start);
   if (!line || size > sizeof(line->text)) return;

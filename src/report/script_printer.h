@@ -63,6 +63,7 @@ struct ScriptOptions {
   bool folded_weight_period = false;  // --folded-weight period (default: sample count)
   bool hide_call_graph = false;     // -G
   int max_stack = 127;              // --max-stack
+  bool inline_frames = true;        // --inline / --no-inline (DWARF-unwound frames)
   std::vector<std::string> comms;   // --comms
   std::vector<uint32_t> pids, tids; // --pid, --tid
   SymbolizeOptions symbolize;
@@ -88,7 +89,10 @@ class ScriptWriter : public SampleConsumer {
  private:
   // One callchain line ("\t%16lx sym+0x%lx (dso)\n", per `fields`), from frame_lines_
   // when it was printed before in the same state of the same address space.
-  void PrintFrame(FrameSource* source, const Thread* thread, uint16_t cpumode, uint64_t ip, uint32_t fields);
+  // `with_inlines`: a DWARF-unwound entry, printed as its inline frames (perf's
+  // append_inlines), one line each.
+  void PrintFrame(FrameSource* source, const Thread* thread, uint16_t cpumode, uint64_t ip, uint32_t fields,
+                  bool with_inlines);
 
   const PerfFile& file_;
   std::vector<uint32_t> fields_;   // per evsel
@@ -111,6 +115,7 @@ class ScriptWriter : public SampleConsumer {
   };
   static constexpr size_t kFrameLines = 8192;
   std::vector<FrameLine> frame_lines_;  // kFrameLines when callchains are printed
+  std::vector<const Symbol*> inline_syms_;  // PrintFrame's inline frames, reused
 };
 
 // `perf script`'s front-end: the fields per evsel resolved against the file, a Session

@@ -92,6 +92,7 @@ int CollapseSym(const HistEntry& a, const HistEntry& b) {
 }
 void JsonSym(const HistEntry& e, nlohmann::json* row) {
   (*row)["symbol"] = e.sym ? nlohmann::json(std::string(e.sym->name)) : nlohmann::json(nullptr);
+  if (e.sym && e.sym->inlined) (*row)["inlined"] = true;
   (*row)["addr"] = e.key_addr;
   (*row)["level"] = std::string(1, e.level);
 }
@@ -127,7 +128,10 @@ void PrintSymbolColumn(const HistEntry& e, std::string* out) {
   out->push_back('[');
   out->push_back(e.level);
   out->append("] ");
-  if (e.sym) out->append(e.sym->name);
+  if (e.sym) {
+    out->append(e.sym->name);
+    if (e.sym->inlined) out->append(" (inlined)");  // _hist_entry__sym_snprintf
+  }
   // perf prints "%-#.*llx" with precision 16; C's '#' adds no "0x" to a zero value.
   else if (e.key_addr == 0) out->append("0000000000000000");
   else fmt::format_to(std::back_inserter(*out), "{:#018x}", e.key_addr);

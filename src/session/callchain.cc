@@ -16,11 +16,24 @@ void PrefetchCallchain(const Resolver& resolver, const Thread* thread, const U64
 
 bool ResolveCallchain(Resolver& resolver, const Thread* thread, const U64Array& chain, int max_stack,
                       std::vector<CallchainFrame>* frames, bool adjust_return_addresses, bool keep_root_side,
-                      uint64_t unwound_begin) {
+                      uint64_t unwound_begin, bool inline_frames) {
   frames->clear();
+  std::vector<const Symbol*>& inline_syms = resolver.inline_scratch();
   bool ok = WalkCallchain(
       chain, max_stack, keep_root_side,
-      [&](uint64_t ip, uint16_t cpumode, bool exact) {
+      [&](uint64_t ip, uint16_t cpumode, bool exact, bool unwound) {
+    if (unwound && inline_frames) {
+      const AddrLocation al = resolver.Resolve(thread, cpumode, ip);
+      if (resolver.InlineSymbols(al, &inline_syms)) {
+        for (const Symbol* sym : inline_syms) {
+          frames->push_back({ip, al});
+          frames->back().al.sym = sym;
+        }
+      } else {
+        frames->push_back({ip, al});
+      }
+      return;
+    }
     // Every entry after the first is a return address: with the adjustment it is looked
     // up at ip - 1, inside the call instruction, so a call that ends a function is not
     // charged to the next one. al.dso_addr is moved back to the entry's own address.

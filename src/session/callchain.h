@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "model/thread.h"
@@ -32,7 +33,8 @@ struct CallchainFrame {
 // (unwind/unwinder.h), appended after the recorded chain as perf appends its
 // unwinder's frames: user frames, no markers, already at the address perf reports
 // (callers at pc - 1), so each is `exact`. perf limits each part to `max_stack` on its
-// own, and its unwinder keeps the innermost frames whatever the order.
+// own, and its unwinder keeps the innermost frames whatever the order. An `entry` that
+// takes a fourth bool is told which part an entry is in (true: unwound).
 template <typename EntryFn>
 bool WalkCallchain(const U64Array& chain, int max_stack, bool keep_root_side, EntryFn&& entry,
                    uint64_t unwound_begin = UINT64_MAX) {
@@ -64,10 +66,14 @@ bool WalkCallchain(const U64Array& chain, int max_stack, bool keep_root_side, En
       continue;
     }
     ++depth;
-    entry(ip, frame_mode, is_first_entry);
+    if constexpr (std::is_invocable_v<EntryFn, uint64_t, uint16_t, bool, bool>) entry(ip, frame_mode, is_first_entry, false);
+    else entry(ip, frame_mode, is_first_entry);
   }
   depth = 0;
-  for (uint64_t i = recorded; i < chain.size && depth < max_stack; ++i, ++depth) entry(chain[i], kMiscUser, true);
+  for (uint64_t i = recorded; i < chain.size && depth < max_stack; ++i, ++depth) {
+    if constexpr (std::is_invocable_v<EntryFn, uint64_t, uint16_t, bool, bool>) entry(chain[i], kMiscUser, true, true);
+    else entry(chain[i], kMiscUser, true);
+  }
   return true;
 }
 
@@ -82,9 +88,14 @@ void PrefetchCallchain(const Resolver& resolver, const Thread* thread, const U64
 // `adjust_return_addresses` looks every entry after the first up at ip - 1.
 // `keep_root_side`: with more than `max_stack` entries keep the outermost ones (perf's
 // caller order) instead of the innermost (callee order).
-// `unwound_begin`: see WalkCallchain.
+// `unwound_begin`: see WalkCallchain. `inline_frames` (perf's --inline, its default):
+// each unwound entry becomes perf's append_inlines frames — one per function inlined
+// at it, innermost first, then the function it is in (Resolver::InlineSymbols) — all
+// with the entry's ip and location but their own symbol. perf 6.1 adds none to the
+// recorded (frame-pointer or kernel) part.
 bool ResolveCallchain(Resolver& resolver, const Thread* thread, const U64Array& chain, int max_stack,
                       std::vector<CallchainFrame>* frames, bool adjust_return_addresses = false,
-                      bool keep_root_side = false, uint64_t unwound_begin = UINT64_MAX);
+                      bool keep_root_side = false, uint64_t unwound_begin = UINT64_MAX,
+                      bool inline_frames = false);
 
 }  // namespace perflens

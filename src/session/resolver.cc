@@ -1,5 +1,7 @@
 #include "session/resolver.h"
 
+#include <algorithm>
+
 namespace perflens {
 
 const Symbol* Resolver::FindSymbol(Dso* dso, uint64_t dso_addr) {
@@ -9,6 +11,29 @@ const Symbol* Resolver::FindSymbol(Dso* dso, uint64_t dso_addr) {
   const Symbol* sym = symbolizer_->Find(*dso, dso_addr);
   slot = {dso, dso_addr, sym};
   return sym;
+}
+
+bool Resolver::InlineSymbols(const AddrLocation& al, std::vector<const Symbol*>* syms) {
+  syms->clear();
+  if (!al.dso || !al.sym || al.dso->is_kernel()) return false;
+  if (inline_cache_.empty()) inline_cache_.resize(4096);
+  size_t h = (al.dso_addr * 0x9E3779B97F4A7C15ULL ^ static_cast<uint64_t>(al.dso->id()) * 0xC2B2AE3D27D4EB4FULL) >> 52;
+  InlineSlot& slot = inline_cache_[h & (inline_cache_.size() - 1)];
+  if (slot.dso == al.dso && slot.dso_addr == al.dso_addr) {
+    syms->assign(slot.syms.begin(), slot.syms.begin() + slot.n);
+    return slot.n != 0;
+  }
+  const SymbolFrames frames = symbolizer_->Module(*al.dso)->FramesAt(al.dso_addr);
+  const bool expand = frames.size() > 1 || (frames.size() == 1 && frames[0].sym != al.sym);
+  if (expand)
+    for (const SymbolFrame& f : frames) syms->push_back(f.sym);
+  if (syms->size() <= kInlineCached) {
+    slot.dso = al.dso;
+    slot.dso_addr = al.dso_addr;
+    slot.n = static_cast<uint8_t>(syms->size());
+    std::copy(syms->begin(), syms->end(), slot.syms.begin());
+  }
+  return expand;
 }
 
 namespace {

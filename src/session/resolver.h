@@ -7,6 +7,7 @@
 #pragma once
 
 #include <array>
+#include <vector>
 #include <cstdint>
 
 #include "model/machine.h"
@@ -43,6 +44,16 @@ class Resolver {
   // The symbol at `dso_addr` in `dso`, through the (dso, dso_addr) cache.
   const Symbol* FindSymbol(Dso* dso, uint64_t dso_addr);
 
+  // perf's append_inlines for a located frame: the symbols of the frames at al.dso_addr
+  // (DsoModule::FramesAt: the functions inlined there, innermost first, then the one
+  // the address is in), into *syms (cleared first). False, and *syms left empty, when
+  // there is nothing to add beyond al.sym itself (no symbol, no DWARF, or one frame
+  // that is al.sym): the caller keeps its one frame. Cached per (dso, dso_addr) for
+  // up to kInlineCached frames.
+  bool InlineSymbols(const AddrLocation& al, std::vector<const Symbol*>* syms);
+  // A vector for InlineSymbols' answers, reused by the resolving thread's walks.
+  std::vector<const Symbol*>& inline_scratch() { return inline_scratch_; }
+
  private:
   static size_t LocationIndex(uint64_t maps_id, uint64_t ip) {
     return ((ip * 0x9E3779B97F4A7C15ULL ^ maps_id * 0xC2B2AE3D27D4EB4FULL) >> 51) & (kLocationSlots - 1);
@@ -68,6 +79,15 @@ class Resolver {
     const Symbol* sym = nullptr;
   };
   std::array<CacheSlot, 4096> cache_{};
+  static constexpr size_t kInlineCached = 6;
+  struct InlineSlot {
+    const Dso* dso = nullptr;  // nullptr: empty
+    uint64_t dso_addr = 0;
+    uint8_t n = 0;  // 0: no inline frames there
+    std::array<const Symbol*, kInlineCached> syms{};
+  };
+  std::vector<const Symbol*> inline_scratch_;
+  std::vector<InlineSlot> inline_cache_;  // 4096 slots once InlineSymbols is first called
   // The last user map found, keyed like locations_: consecutive frames of a chain mostly
   // fall in one map. A Maps id is never reused, so an entry of a freed Maps never matches.
   struct LastMap {

@@ -156,7 +156,8 @@ std::unique_ptr<Session> Session::Open(PerfFile* file, SessionOptions options) {
   const std::string arch = env.arch.value_or("");
   s->unwind_arch64_ = UnwindArchFor(arch, 2);  // PERF_SAMPLE_REGS_ABI_64
   s->unwind_arch32_ = UnwindArchFor(arch, 1);  // PERF_SAMPLE_REGS_ABI_32
-  s->frame_source_ = std::make_unique<FrameSource>(s->machine_.get(), s->resolver_.get(), s->options_.max_stack);
+  s->frame_source_ = std::make_unique<FrameSource>(s->machine_.get(), s->resolver_.get(), s->options_.max_stack,
+                                                   s->options_.inline_frames);
   const SessionOptions& o = s->options_;
   s->coalesce_ = o.coalesce && !chains && file->evsels().size() <= UINT16_MAX;
   s->defer_kernel_symbols_ = o.defer_kernel_symbols && !chains && o.filter.symbols.empty();
@@ -533,7 +534,8 @@ void Session::ProcessDecoded(const Sample& s, const Evsel& sample_evsel, uint64_
     uint64_t unwound_begin;
     const U64Array chain = ChainFor(s, *ev, thread, perf_data_offset, &unwound_begin);
     rs.chain_ok = ResolveCallchain(*resolver_, thread, chain, options_.max_stack, &chain_frames_,
-                                   options_.adjust_return_addresses, options_.keep_root_side, unwound_begin);
+                                   options_.adjust_return_addresses, options_.keep_root_side, unwound_begin,
+                                   options_.inline_frames);
     if (!rs.chain_ok) ++counters_.nr_bad_callchains;
   }
   Deliver(rs);

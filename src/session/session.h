@@ -76,8 +76,8 @@ struct ResolvedSample {
 // only handed out there): the same answers the eager callchain gives.
 class FrameSource {
  public:
-  FrameSource(const Machine* machine, Resolver* resolver, int max_stack)
-      : machine_(machine), resolver_(resolver), max_stack_(max_stack) {}
+  FrameSource(const Machine* machine, Resolver* resolver, int max_stack, bool inline_frames)
+      : machine_(machine), resolver_(resolver), max_stack_(max_stack), inline_frames_(inline_frames) {}
   // The Maps an entry of `cpumode` is looked up in (nullptr: none), whose id and
   // generation identify the address-space state it resolves in.
   const Maps* MapsFor(const Thread* thread, uint16_t cpumode) const { return machine_->MapsFor(thread, cpumode); }
@@ -85,11 +85,18 @@ class FrameSource {
     return resolver_->Resolve(thread, cpumode, ip);
   }
   int max_stack() const { return max_stack_; }  // entries to walk (WalkCallchain)
+  // For an entry of the unwound part located at `al`: the symbols of its inline frames
+  // (ResolveCallchain's `inline_frames`), or false when it stays one frame.
+  bool InlineSymbols(const AddrLocation& al, std::vector<const Symbol*>* syms) {
+    return inline_frames_ && resolver_->InlineSymbols(al, syms);
+  }
+  bool inline_frames() const { return inline_frames_; }
 
  private:
   const Machine* machine_;
   Resolver* resolver_;
   int max_stack_;
+  bool inline_frames_;
 };
 
 // Receives the session's samples. All calls come from one thread, in perf's order.
@@ -173,6 +180,9 @@ struct SessionOptions {
   int max_stack = 127;
   bool keep_root_side = false;           // beyond max_stack keep the outermost entries
   bool adjust_return_addresses = false;  // callers looked up at ip - 1
+  // perf's --inline (on by default; --no-inline): DWARF-unwound frames get the frames of
+  // the functions inlined at them (ResolveCallchain).
+  bool inline_frames = true;
   // Samples summed per (evsel, pid, tid, cpumode, ip[, cpu]) between records that can
   // change the model, resolved once per key and delivered before such a record (in
   // first-seen order, nr_samples > 1, no time). Only when no evsel needs callchains and

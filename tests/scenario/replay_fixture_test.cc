@@ -41,10 +41,13 @@ const std::vector<std::string> kAgreementFixtures = {"pie", "cxx", "dlopen", "tw
 const std::vector<std::string> kDwarfFixtures = {
     "dwarf_c",     "dwarf_inline", "dwarf_cxx",       "dwarf_clang_lld", "dwarf_stripped",
     "dwarf_vdso",  "dwarf_fork",   "dwarf_recursion", "dwarf_m32"};
-// Off: perflens does not unwind dwarf stacks yet, so its output cannot match perf's on
-// them. On once unwinding lands (issue #12), then PERFLENS_REGENERATE=1 writes their
-// goldens (fixtures/check_dwarf_agreement.py measures the agreement before that).
-constexpr bool kDwarfFixturesEnabled = false;
+// On since unwinding landed (issue #12): the dwarf fixtures have perflens goldens and
+// are compared with perf like the others (fixtures/check_dwarf_agreement.py prints the
+// same agreement per fixture). dwarf_m32 is the exception of AgreesWithPerf: perf 6.1
+// cannot unwind i386 stacks ("unwind: target platform=x86 is not supported") and
+// prints no user frame; ReplayDwarfFixture.M32ChainsReachMain tests the truth instead.
+constexpr bool kDwarfFixturesEnabled = true;
+constexpr const char* kPerfCannotUnwind = "dwarf_m32";
 
 std::string FixturesDir() { return ScenarioSourceDir() + "/fixtures"; }
 
@@ -161,6 +164,15 @@ void RowsOf(const std::string& mode, const std::string& text, std::vector<Row>* 
 
 TEST_P(ReplayFixture, AgreesWithPerf) {
   const std::string mode = GetParam().mode;
+  if (GetParam().fixture == kPerfCannotUnwind && mode != "self")
+    GTEST_SKIP() << "perf 6.1 does not unwind i386 stacks; see M32ChainsReachMain";
+  // dwarf_vdso's program calls two PLT entries: perf's `_init` (stretched over .plt) is
+  // one row where perflens has `gettimeofday@plt` and `clock_gettime@plt` (the
+  // documented PLT naming difference), and CompareRows matches a perf row to one
+  // perflens row, not to several. Everything else of it agrees (99.5% of script lines,
+  // fixtures/check_dwarf_agreement.py); its goldens still gate perflens's output.
+  if (GetParam().fixture == "dwarf_vdso" && mode != "script")
+    GTEST_SKIP() << "one perf _init row is two perflens @plt rows (PLT naming, 1:n)";
   std::string perf_text = ReadFileOrEmpty(File("expected-perf-" + mode + ".txt"));
   ASSERT_FALSE(perf_text.empty()) << "missing " << File("expected-perf-" + mode + ".txt")
                                   << " (make_fixtures.sh captures it)";
@@ -199,8 +211,10 @@ TEST(ReplayDwarfFixture, PerfOutputsCaptured) {
     EXPECT_FALSE(ReadFileOrEmpty(dir + "perf.data").empty()) << c.fixture;
     std::string text = ReadFileOrEmpty(dir + "expected-perf-" + c.mode + ".txt");
     ASSERT_FALSE(text.empty()) << dir << "expected-perf-" << c.mode << ".txt";
-    EXPECT_EQ(ReadFileOrEmpty(dir + "expected-" + c.mode + ".txt"), "")
-        << "perflens goldens wait for kDwarfFixturesEnabled";
+    if (!kDwarfFixturesEnabled) {
+      EXPECT_EQ(ReadFileOrEmpty(dir + "expected-" + c.mode + ".txt"), "")
+          << "perflens goldens wait for kDwarfFixturesEnabled";
+    }
     std::vector<Row> rows;
     std::vector<FieldKind> kinds;
     RowsOf(c.mode, text, &rows, &kinds);
@@ -240,6 +254,37 @@ TEST(ReplayDwarfFixture, ScenarioContent) {
   std::string m32 = perf("dwarf_m32", "script");
   EXPECT_TRUE(has(m32, " cpu-clock:u: \n\n")) << "no callchain";
   EXPECT_FALSE(has(m32, "\t")) << "no callchain";
+}
+
+// Where perf 6.1 is wrong: it prints no user frame for an -m32 program (no i386
+// unwinder), but the chains are knowable. perflens's (its golden, which MatchesGolden
+// keeps equal to what it prints) follow the program's structure in every sample —
+// main -> RunRounds -> (Outer -> Middle | Checksum) -> Leaf* (programs/dwarf_levels.c) —
+// and end in 32-bit libc, which the fixture cache does not hold ([unknown]).
+TEST(ReplayDwarfFixture, M32ChainsReachMain) {
+  std::string script = ReadFileOrEmpty(FixturesDir() + "/dwarf_m32/expected-script.txt");
+  ASSERT_FALSE(script.empty());
+  size_t samples = 0, through_main = 0, leaf_first = 0;
+  for (size_t pos = 0; pos < script.size();) {
+    size_t end = script.find("\n\n", pos);
+    if (end == std::string::npos) end = script.size();
+    const std::string block = script.substr(pos, end - pos);
+    pos = end + 2;
+    if (block.find("cpu-clock:u:") == std::string::npos) continue;
+    ++samples;
+    if (block.find(" main+0x") != std::string::npos && block.find(" RunRounds+0x") != std::string::npos &&
+        block.find("(/usr/lib32/libc.so.6)") != std::string::npos)
+      ++through_main;
+    const size_t first = block.find("\n\t");
+    if (first != std::string::npos) {
+      const std::string line = block.substr(first + 2, block.find('\n', first + 2) - first - 2);
+      for (const char* leaf : {" LeafMix", " LeafSum", " Scale", " Rotl"})
+        if (line.find(leaf) != std::string::npos) ++leaf_first;
+    }
+  }
+  EXPECT_EQ(samples, 150u);
+  EXPECT_EQ(through_main, samples);
+  EXPECT_GT(leaf_first, samples * 9 / 10) << "the leaves are where the time goes";
 }
 
 // What each fixture is about, on perflens's self report of it (the checks the live
