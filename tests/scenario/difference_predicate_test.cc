@@ -68,6 +68,26 @@ TEST(DifferencePredicate, SplitRowsMustSumToPerflensRow) {
   EXPECT_TRUE(CompareRows(p2, l2, kSelfKinds).failures.empty());
 }
 
+// perf's `_init` stretched over .plt is one row where perflens names each slot: the
+// perflens `@plt` rows join that row when their values add up, and only then.
+TEST(DifferencePredicate, PltInitMayBeSeveralPerflensRows) {
+  std::vector<Row> perf = {{{"e", "prog", "prog", "[.] _init"}, {"8", "8000"}, ""},
+                           {{"e", "prog", "prog", "[.] main"}, {"2", "2000"}, ""}};
+  std::vector<Row> lens = {{{"e", "prog", "prog", "[.] gettimeofday@plt"}, {"6", "6000"}, ""},
+                           {{"e", "prog", "prog", "[.] main"}, {"2", "2000"}, ""},
+                           {{"e", "prog", "prog", "[.] clock_gettime@plt"}, {"2", "2000"}, ""}};
+  RowsAgreement a = CompareRows(perf, lens, kSelfKinds);
+  EXPECT_TRUE(a.failures.empty()) << a.Report();
+  EXPECT_EQ(a.agreeing_rows, 2);
+  ASSERT_EQ(a.allowed.size(), 1u);
+  EXPECT_EQ(a.allowed[0].rfind("PLT naming, split rows: ", 0), 0u) << a.allowed[0];
+  lens[2].values = {"1", "1000"};  // 6 + 1 is not 8
+  EXPECT_FALSE(CompareRows(perf, lens, kSelfKinds).failures.empty());
+  lens[2].key[3] = "[.] other";  // not a PLT name: stays a perflens-only row
+  lens[2].values = {"2", "2000"};
+  EXPECT_FALSE(CompareRows(perf, lens, kSelfKinds).failures.empty());
+}
+
 TEST(DifferencePredicate, RowsThatReallyDifferFail) {
   std::vector<Row> perf = {{{"e", "forkexe", "[kernel.kallsyms]", "[k] do_wp_page"}, {"1", "1000"}, ""},
                            {{"e", "hot", "hot", "[.] hash_mix"}, {"76", "76000"}, ""}};

@@ -379,6 +379,7 @@ RowsAgreement CompareRows(const std::vector<Row>& perf, const std::vector<Row>& 
     return worst;
   };
   std::map<size_t, std::vector<std::pair<size_t, Difference>>> groups;  // lens row -> perf rows
+  std::vector<std::pair<size_t, size_t>> plt_joins;  // (perf row, its first perflens row)
   for (size_t i = 0; i < perf.size(); ++i) {
     if (perf_done[i]) continue;
     long best = -1;
@@ -425,12 +426,47 @@ RowsAgreement CompareRows(const std::vector<Row>& perf, const std::vector<Row>& 
     std::string line = "perf " + perf_text + " = perflens " + RowText(mine);
     if (!ok) {
       bool body = k == 1 && perf[members[0].first].body != mine.body;
+      // perf's `_init` over .plt may be several perflens `name@plt` rows (a program
+      // calling two PLT entries): joined below, when the values add up.
+      if (k == 1 && !body && members[0].second == Difference::kPltNaming && mine.body.empty()) {
+        plt_joins.push_back({members[0].first, j});
+        continue;
+      }
       a.failures.push_back(line + (body ? " (the lines below differ)" : " (values differ)"));
       continue;
     }
     if (kinds_text.empty()) kinds_text = "equal";  // unreachable: pass 1 took those
     a.allowed.push_back(kinds_text + ": " + line);
     for (const auto& [i, kind] : members) a.agreeing_rows++, a.agreeing_weight += Weight(perf[i]);
+  }
+  // PLT naming, one perf row to several perflens rows: perf's row and every unmatched
+  // perflens row whose key agrees with it by PLT naming, when their values add up.
+  for (const auto& [i, first] : plt_joins) {
+    std::vector<size_t> mine = {first};
+    for (size_t j = 0; j < lens.size(); ++j) {
+      int n_diff = 0;
+      if (!lens_used[j] && lens[j].body.empty() && key_difference(perf[i], lens[j], &n_diff) == Difference::kPltNaming)
+        mine.push_back(j);
+    }
+    bool ok = mine.size() > 1;
+    for (size_t v = 0; ok && v < perf[i].values.size(); ++v) {
+      double sum = 0;
+      for (size_t j : mine) sum += v < lens[j].values.size() ? std::atof(lens[j].values[v].c_str()) : 0;
+      const bool fractional = perf[i].values[v].find('.') != std::string::npos;
+      double tol = fractional ? 0.005 * static_cast<double>(mine.size() + 1) + 1e-9 : 1e-9;
+      if (std::abs(sum - std::atof(perf[i].values[v].c_str())) > tol) ok = false;
+    }
+    std::string lens_text;
+    for (size_t j : mine) lens_text += (lens_text.empty() ? "" : " + ") + RowText(lens[j]);
+    const std::string line = "perf " + RowText(perf[i]) + " = perflens " + lens_text;
+    if (!ok) {
+      a.failures.push_back(line + " (values differ)");
+      continue;
+    }
+    for (size_t j : mine) lens_used[j] = true;
+    a.allowed.push_back(std::string(DifferenceName(Difference::kPltNaming)) + ", " +
+                        DifferenceName(Difference::kSplitRows) + ": " + line);
+    a.agreeing_rows++, a.agreeing_weight += Weight(perf[i]);
   }
   for (size_t j = 0; j < lens.size(); ++j)
     if (!lens_used[j]) a.failures.push_back("perflens only: " + RowText(lens[j]));
