@@ -10,7 +10,11 @@ bool RecordCursor::Stop(const RecordView* r, uint64_t extra) {
   if (!r) {
     error_ = Err("{} trailing bytes at offset {:#x} do not hold a record header", end_ - pos_, pos_);
   } else if (r->size < 8) {
-    error_ = Err("bad record size {} at offset {:#x} ({}); stopped reading", r->size, pos_, RecordTypeLabel(r->type));
+    // Framing is lost: say how much of the range is left unread (perf fails here).
+    error_ = Err("bad record size {} at offset {:#x} ({}); stopped reading: the last {} bytes ({:.1f}% of the data) "
+                 "were not read",
+                 r->size, pos_, RecordTypeLabel(r->type), end_ - pos_,
+                 100.0 * static_cast<double>(end_ - pos_) / static_cast<double>(end_ - begin_));
   } else if (r->size > end_ - pos_) {
     error_ = Err("{} at offset {:#x} has size {} but only {} bytes remain: file truncated", RecordTypeLabel(r->type),
                  pos_, r->size, end_ - pos_);

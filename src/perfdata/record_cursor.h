@@ -46,7 +46,7 @@ std::string RecordTypeLabel(uint32_t type);
 class RecordCursor {
  public:
   RecordCursor(const Loader& ld, const uint8_t* bytes, uint64_t pos, uint64_t end, bool pipe_mode)
-      : ld_(ld), bytes_(bytes), pos_(pos), end_(end), pipe_mode_(pipe_mode) {}
+      : ld_(ld), bytes_(bytes), begin_(pos), pos_(pos), end_(end), pipe_mode_(pipe_mode) {}
 
   // Frames the next record into *r: true when there is one. False at the end of the
   // range, or when the bytes there are no whole record; error() then says why (a
@@ -75,7 +75,7 @@ class RecordCursor {
 
   Loader ld_;
   const uint8_t* bytes_;
-  uint64_t pos_, end_;
+  uint64_t begin_, pos_, end_;
   bool pipe_mode_;
   std::optional<Error> error_;
 };

@@ -1,5 +1,7 @@
 #include "session/session.h"
 
+#include <sys/utsname.h>
+
 #include <algorithm>
 #include <condition_variable>
 #include <mutex>
@@ -153,7 +155,13 @@ std::unique_ptr<Session> Session::Open(PerfFile* file, SessionOptions options) {
     chains |= needs.callchain;
     s->on_demand_ |= needs.callchain && needs.callchain_on_demand;
   }
-  const std::string arch = env.arch.value_or("");
+  // perf_env__arch: without HEADER_ARCH (a recording killed before its features were
+  // written, a cut file) perf takes the arch of the machine it runs on.
+  std::string arch = env.arch.value_or("");
+  if (arch.empty()) {
+    struct utsname u;
+    if (uname(&u) == 0) arch = u.machine;
+  }
   s->unwind_arch64_ = UnwindArchFor(arch, 2);  // PERF_SAMPLE_REGS_ABI_64
   s->unwind_arch32_ = UnwindArchFor(arch, 1);  // PERF_SAMPLE_REGS_ABI_32
   s->frame_source_ = std::make_unique<FrameSource>(s->machine_.get(), s->resolver_.get(), s->options_.max_stack,

@@ -8,7 +8,12 @@
 // top 0x1214, main 0x107b, libc 0x27249).
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/utsname.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
 
 #include <string>
 #include <vector>
@@ -120,6 +125,34 @@ TEST_F(DwarfUnwindTest, NoCallchainNoUnwinding) {
   Chains chains = Run(SampleNeeds{true, false, false}, 127, &c, &problems);
   EXPECT_EQ(chains.chains.size(), 79u);
   EXPECT_EQ(c.nr_unwound, 0u);
+}
+
+// A recording killed before perf wrote its features has no HEADER_ARCH: like perf
+// (perf_env__arch), the session takes the running machine's, so the user stacks are
+// still unwound (a new user's killed recording was all "unsupported arch" stops).
+TEST_F(DwarfUnwindTest, NoArchFeatureMeansThisMachinesArch) {
+  struct utsname u;
+  ASSERT_EQ(uname(&u), 0);
+  if (std::string(u.machine) != "x86_64") GTEST_SKIP() << "tiny.data is an x86_64 recording";
+  std::ifstream in(Testdata() + "/tiny.data", std::ios::binary);
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_GT(bytes.size(), 104u);
+  std::fill(bytes.begin() + 72, bytes.begin() + 104, 0);  // perf_file_header.adds_features: none
+  auto file = PerfFile::FromBytes(MappedFile::FromBuffer(bytes));
+  ASSERT_TRUE(file.ok()) << file.error().message;
+  SessionOptions o;
+  o.symbolize.symfs = symfs_;
+  o.symbolize.buildid_dir = Testdata() + "/cache";
+  o.needs = {SampleNeeds{true, true, false}};
+  auto session = Session::Open(file->get(), o);
+  Chains c;
+  session->AddConsumer(&c);
+  ASSERT_TRUE(session->Run().ok());
+  const SessionCounters& k = session->counters();
+  EXPECT_EQ(k.nr_unwound, 79u);
+  EXPECT_EQ(k.unwind_stops[static_cast<size_t>(UnwindStop::kUnsupportedArch)], 0u);
+  ASSERT_EQ(c.chains.size(), 79u);
+  for (const std::string& chain : c.chains) EXPECT_FALSE(chain.empty()) << "the sampled pc is the first frame";
 }
 
 }  // namespace
