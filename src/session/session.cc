@@ -164,6 +164,9 @@ std::unique_ptr<Session> Session::Open(PerfFile* file, SessionOptions options) {
   }
   s->unwind_arch64_ = UnwindArchFor(arch, 2);  // PERF_SAMPLE_REGS_ABI_64
   s->unwind_arch32_ = UnwindArchFor(arch, 1);  // PERF_SAMPLE_REGS_ABI_32
+  for (size_t i = 0; i < file->evsels().size(); ++i)
+    s->unwind_ahead_ |= s->NeedsUnwind(file->evsels()[i]);
+  s->unwind_ahead_ = s->unwind_ahead_ && s->options_.use_threads && std::thread::hardware_concurrency() > 1;
   s->frame_source_ = std::make_unique<FrameSource>(s->machine_.get(), s->resolver_.get(), s->options_.max_stack,
                                                    s->options_.inline_frames);
   const SessionOptions& o = s->options_;
@@ -271,27 +274,47 @@ void Session::HandleReadBatch(const ReadBatch& rb) {
         if (const Thread* t = machine_->FindThread(out->tid)) PrefetchCallchain(*resolver_, t, out->callchain);
       return true;
     };
-    for (size_t i = 0; i < recs.size(); ++i) {
-      if (i + kPrefetchAhead < recs.size()) __builtin_prefetch(recs[i + kPrefetchAhead].data);
-      const RecordView& r = recs[i];
-      if (r.type != kRecordSample) {
-        HandleRecord(r);
-        continue;
+    // Records [begin, end) in order; with `ahead`, their samples were unwound ahead.
+    auto process = [&](size_t begin, size_t end, bool ahead) {
+      for (size_t i = begin; i < end; ++i) {
+        if (i + kPrefetchAhead < end) __builtin_prefetch(recs[i + kPrefetchAhead].data);
+        const RecordView& r = recs[i];
+        if (r.type != kRecordSample) {
+          HandleRecord(r);
+          continue;
+        }
+        const Evsel* ev = nullptr;
+        bool ok;
+        if (next_index == i) {
+          std::swap(cur, next);
+          ev = next_ev;
+          ok = next_ok;
+        } else {
+          ok = decode(r, cur, &ev);
+        }
+        if (i + 1 < end && recs[i + 1].type == kRecordSample) {
+          next_ok = decode(recs[i + 1], next, &next_ev);
+          next_index = i + 1;
+        }
+        current_ahead_ = ahead && unwound_ahead_[i].valid ? &unwound_ahead_[i] : nullptr;
+        if (ok) ProcessDecoded(*cur, *ev, r.perf_data_offset);
+        current_ahead_ = nullptr;
       }
-      const Evsel* ev = nullptr;
-      bool ok;
-      if (next_index == i) {
-        std::swap(cur, next);
-        ev = next_ev;
-        ok = next_ok;
-      } else {
-        ok = decode(r, cur, &ev);
-      }
-      if (i + 1 < recs.size() && recs[i + 1].type == kRecordSample) {
-        next_ok = decode(recs[i + 1], next, &next_ev);
-        next_index = i + 1;
-      }
-      if (ok) ProcessDecoded(*cur, *ev, r.perf_data_offset);
+    };
+    if (!unwind_ahead_) {
+      process(0, recs.size(), false);
+      return;
+    }
+    // Runs of records that change no maps: their samples' stacks are unwound on all
+    // cores first, then everything is processed in order, the model-changing record
+    // that ends the run last.
+    for (size_t begin = 0; begin < recs.size();) {
+      size_t end = begin;
+      while (end < recs.size() && (recs[end].type == kRecordSample || !Machine::ChangesModel(recs[end].type))) ++end;
+      UnwindAhead(recs, begin, end);
+      const size_t stop = std::min(end + 1, recs.size());
+      process(begin, stop, true);
+      begin = stop;
     }
     return;
   }
@@ -464,6 +487,58 @@ void Session::ProcessSample(const RecordView& r) {
   if (counters_.Parse(*file_, r, &s, &ev)) ProcessDecoded(s, *ev, r.perf_data_offset);
 }
 
+bool Session::NeedsUnwind(const Evsel& evsel) const {
+  const SampleNeeds& n = NeedsFor(static_cast<uint32_t>(evsel.index));
+  return n.callchain &&
+         (evsel.attr.sample_type & (kSampleRegsUser | kSampleStackUser)) == (kSampleRegsUser | kSampleStackUser);
+}
+
+UnwindInput Session::MakeUnwindInput(const Sample& s, const Evsel& evsel) const {
+  UnwindInput in;
+  in.regs_abi = s.user_regs_abi;
+  in.arch = s.user_regs_abi == 1 ? unwind_arch32_ : unwind_arch64_;
+  in.regs_mask = evsel.attr.sample_regs_user;
+  in.regs = s.user_regs;
+  in.stack = s.user_stack;
+  in.stack_size = s.user_stack_size;
+  in.stack_dyn_size = s.user_stack_dyn_size;
+  in.swap = file_->loader().swap;
+  return in;
+}
+
+void Session::UnwindAhead(const std::vector<RecordView>& recs, size_t begin, size_t end) {
+  constexpr size_t kMinJobs = 16;  // fewer: not worth waking the helpers
+  ahead_jobs_.clear();
+  for (size_t i = begin; i < end; ++i)
+    if (recs[i].type == kRecordSample) ahead_jobs_.push_back(i);
+  if (unwound_ahead_.size() < recs.size()) unwound_ahead_.resize(recs.size());
+  for (size_t i = begin; i < end; ++i) unwound_ahead_[i].valid = false;
+  if (ahead_jobs_.size() < kMinJobs) return;
+  if (!unwind_pool_) {
+    const size_t cores = std::max(2u, std::thread::hardware_concurrency());
+    unwind_pool_ = std::make_unique<WorkerPool>(std::min<size_t>(cores - 1, 15));
+    if (!cfi_sources_) cfi_sources_ = std::make_unique<CfiSources>();
+    for (size_t w = 0; w < unwind_pool_->workers(); ++w)
+      pool_unwinders_.push_back(std::make_unique<Unwinder>(symbolizer_.get(), cfi_sources_.get()));
+    pool_samples_.resize(unwind_pool_->workers());
+  }
+  // Read-only on the model: no record is applied until Run returns. A sample whose
+  // thread does not exist yet, or that does not decode, is left to ChainFor.
+  unwind_pool_->Run(ahead_jobs_.size(), [&](size_t worker, size_t j) {
+    UnwoundAhead& a = unwound_ahead_[ahead_jobs_[j]];
+    Sample& s = pool_samples_[worker];
+    const Evsel* ev = nullptr;
+    if (file_->ParseSample(recs[ahead_jobs_[j]], &s, &ev) != SampleError::kNone || !ev || !NeedsUnwind(*ev)) return;
+    const Thread* thread = machine_->FindThread(s.tid);
+    if (!thread) return;
+    a.thread = thread;
+    a.ips.clear();
+    a.stop = pool_unwinders_[worker]->Unwind(MakeUnwindInput(s, *ev), machine_->MapsFor(thread, kMiscUser),
+                                             options_.max_stack, &a.ips);
+    a.valid = true;
+  });
+}
+
 U64Array Session::ChainFor(const Sample& s, const Evsel& evsel, const Thread* thread, uint64_t perf_data_offset,
                            uint64_t* unwound_begin) {
   *unwound_begin = UINT64_MAX;
@@ -477,17 +552,13 @@ U64Array Session::ChainFor(const Sample& s, const Evsel& evsel, const Thread* th
   std::vector<uint64_t>& buf = chain_buffer_;
   buf.resize(s.callchain.size);
   for (uint64_t i = 0; i < s.callchain.size; ++i) buf[i] = s.callchain[i];
-  UnwindInput in;
-  in.regs_abi = s.user_regs_abi;
-  in.arch = s.user_regs_abi == 1 ? unwind_arch32_ : unwind_arch64_;
-  in.regs_mask = evsel.attr.sample_regs_user;
-  in.regs = s.user_regs;
-  in.stack = s.user_stack;
-  in.stack_size = s.user_stack_size;
-  in.stack_dyn_size = s.user_stack_dyn_size;
-  in.swap = file_->loader().swap;
-  const UnwindStop stop =
-      unwinder_->Unwind(in, machine_->MapsFor(thread, kMiscUser), options_.max_stack, &buf);
+  UnwindStop stop;
+  if (current_ahead_ && current_ahead_->thread == thread) {  // unwound ahead, in the same maps
+    buf.insert(buf.end(), current_ahead_->ips.begin(), current_ahead_->ips.end());
+    stop = current_ahead_->stop;
+  } else {
+    stop = unwinder_->Unwind(MakeUnwindInput(s, evsel), machine_->MapsFor(thread, kMiscUser), options_.max_stack, &buf);
+  }
   ++counters_.nr_unwound;
   ++counters_.unwind_stops[static_cast<size_t>(stop)];
   if (IsEarlyStop(stop) && counters_.first_unwind_stop == UnwindStop::kComplete) {

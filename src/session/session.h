@@ -32,6 +32,7 @@
 #include "session/resolver.h"
 #include "session/sample_counts.h"
 #include "session/sample_sums.h"
+#include "session/worker_pool.h"
 #include "symbolize/symbolizer.h"
 #include "unwind/unwinder.h"
 
@@ -295,6 +296,27 @@ class Session {
   // with its row cache, and the merged chain (native byte order), reused.
   std::unique_ptr<CfiSources> cfi_sources_;
   std::unique_ptr<Unwinder> unwinder_;
+  // Unwinding ahead on every core (UnwindAhead): for the samples of a run of records
+  // that changes no maps, the unwound user part by record index in the read batch,
+  // computed by the pool's workers (each with its own Unwinder) before the records are
+  // processed in order; ChainFor takes it instead of unwinding. Same frames, same
+  // counters (ChainFor counts them in order), whatever the number of cores.
+  struct UnwoundAhead {
+    const Thread* thread = nullptr;  // the thread it was unwound for
+    std::vector<uint64_t> ips;       // the unwound part (Unwinder::Unwind's appends)
+    UnwindStop stop = UnwindStop::kComplete;
+    bool valid = false;
+  };
+  void UnwindAhead(const std::vector<RecordView>& recs, size_t begin, size_t end);
+  bool NeedsUnwind(const Evsel& evsel) const;
+  UnwindInput MakeUnwindInput(const Sample& s, const Evsel& evsel) const;
+  bool unwind_ahead_ = false;  // Open: threads allowed, several cores, a dwarf evsel with chains
+  std::vector<UnwoundAhead> unwound_ahead_;
+  std::vector<size_t> ahead_jobs_;
+  const UnwoundAhead* current_ahead_ = nullptr;  // of the sample being processed, if any
+  std::unique_ptr<WorkerPool> unwind_pool_;
+  std::vector<std::unique_ptr<Unwinder>> pool_unwinders_;
+  std::vector<Sample> pool_samples_;
   std::vector<uint64_t> chain_buffer_;
   UnwindArch unwind_arch64_ = UnwindArch::kUnknown, unwind_arch32_ = UnwindArch::kUnknown;
   // Reading thread -> resolving thread.

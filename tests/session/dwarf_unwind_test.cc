@@ -55,7 +55,8 @@ class DwarfUnwindTest : public ::testing::Test {
   }
   void TearDown() override { rmdir(symfs_.c_str()); }
 
-  Chains Run(SampleNeeds needs, int max_stack, SessionCounters* counters, std::vector<std::string>* problems) {
+  Chains Run(SampleNeeds needs, int max_stack, SessionCounters* counters, std::vector<std::string>* problems,
+             bool use_threads = true) {
     Chains c;
     auto file = PerfFile::Open(Testdata() + "/tiny.data");
     EXPECT_TRUE(file.ok()) << file.error().message;
@@ -65,6 +66,7 @@ class DwarfUnwindTest : public ::testing::Test {
     o.symbolize.buildid_dir = Testdata() + "/cache";
     o.needs = {needs};
     o.max_stack = max_stack;
+    o.use_threads = use_threads;
     auto session = Session::Open(file->get(), o);
     session->AddConsumer(&c);
     EXPECT_TRUE(session->Run().ok());
@@ -101,6 +103,25 @@ TEST_F(DwarfUnwindTest, UnwindsThroughTheProgramAsPerf) {
     for (const std::string& p : problems)
       said |= p.find("(79/79) DWARF-unwound user stacks stopped early: 79 module without an image") != std::string::npos;
     EXPECT_TRUE(said) << testing::PrintToString(problems);
+  }
+}
+
+// With threads the samples of a run that changes no maps are unwound on all cores
+// ahead of their processing (Session::UnwindAhead); the chains and the counters are
+// those of one thread, in the same order.
+TEST_F(DwarfUnwindTest, SameChainsOnOneThreadAndOnAllCores) {
+  for (bool on_demand : {false, true}) {
+    SessionCounters one, all;
+    std::vector<std::string> problems_one, problems_all;
+    Chains a = Run(SampleNeeds{true, true, on_demand}, 127, &one, &problems_one, false);
+    Chains b = Run(SampleNeeds{true, true, on_demand}, 127, &all, &problems_all, true);
+    ASSERT_EQ(a.chains.size(), 79u);
+    EXPECT_EQ(a.chains, b.chains);
+    EXPECT_EQ(one.nr_unwound, all.nr_unwound);
+    for (size_t k = 0; k < static_cast<size_t>(UnwindStop::kCount); ++k)
+      EXPECT_EQ(one.unwind_stops[k], all.unwind_stops[k]) << UnwindStopName(static_cast<UnwindStop>(k));
+    EXPECT_EQ(one.first_unwind_stop_offset, all.first_unwind_stop_offset);
+    EXPECT_EQ(problems_one, problems_all);
   }
 }
 

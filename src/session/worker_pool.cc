@@ -1,0 +1,68 @@
+#include "session/worker_pool.h"
+
+#include <system_error>
+
+namespace perflens {
+
+WorkerPool::WorkerPool(size_t helpers) {
+  for (size_t i = 0; i < helpers; ++i) {
+    try {
+      threads_.emplace_back([this, i] { Helper(i + 1); });
+    } catch (const std::system_error&) {
+      break;  // fewer helpers; the caller still does every index it gets
+    }
+  }
+}
+
+WorkerPool::~WorkerPool() {
+  {
+    std::lock_guard lock(m_);
+    stop_ = true;
+  }
+  start_cv_.notify_all();
+  for (std::thread& t : threads_) t.join();
+}
+
+void WorkerPool::Work(size_t worker) {
+  for (size_t i = next_.fetch_add(1, std::memory_order_relaxed); i < n_; i = next_.fetch_add(1, std::memory_order_relaxed))
+    (*fn_)(worker, i);
+}
+
+void WorkerPool::Helper(size_t worker) {
+  uint64_t seen = 0;
+  for (;;) {
+    {
+      std::unique_lock lock(m_);
+      start_cv_.wait(lock, [&] { return stop_ || generation_ != seen; });
+      if (stop_) return;
+      seen = generation_;
+    }
+    Work(worker);
+    {
+      std::lock_guard lock(m_);
+      if (--busy_ == 0) done_cv_.notify_one();
+    }
+  }
+}
+
+void WorkerPool::Run(size_t n, const std::function<void(size_t, size_t)>& fn) {
+  if (n == 0) return;
+  if (threads_.empty() || n == 1) {
+    for (size_t i = 0; i < n; ++i) fn(0, i);
+    return;
+  }
+  {
+    std::lock_guard lock(m_);
+    fn_ = &fn;
+    n_ = n;
+    next_.store(0, std::memory_order_relaxed);
+    busy_ = threads_.size();
+    ++generation_;
+  }
+  start_cv_.notify_all();
+  Work(0);
+  std::unique_lock lock(m_);
+  done_cv_.wait(lock, [&] { return busy_ == 0; });
+}
+
+}  // namespace perflens

@@ -1,0 +1,53 @@
+// WorkerPool: helper threads that run one loop body over [0, n) together with the
+// caller — the session's way of unwinding the samples of one model state on every core
+// (the samples are independent once the maps they were taken in are fixed).
+//
+// Threads: Run is called from one thread at a time (the resolving thread); `fn` runs on
+// that thread (worker 0) and on the helpers (1..helpers), each index exactly once, and
+// Run returns after the last call has returned, so what `fn` wrote is visible to the
+// caller then. The helpers wait on a condition variable between runs.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace perflens {
+
+class WorkerPool {
+ public:
+  // Starts `helpers` threads (fewer when the system refuses more; 0 is allowed: Run then
+  // runs everything on the caller).
+  explicit WorkerPool(size_t helpers);
+  ~WorkerPool();
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+
+  // The caller and the helpers: the `worker` values fn gets are below this.
+  size_t workers() const { return threads_.size() + 1; }
+  // Calls fn(worker, i) once for every i in [0, n), on all workers, and returns when
+  // every call has returned.
+  void Run(size_t n, const std::function<void(size_t worker, size_t i)>& fn);
+
+ private:
+  void Work(size_t worker);
+  void Helper(size_t worker);
+
+  std::vector<std::thread> threads_;
+  std::mutex m_;
+  std::condition_variable start_cv_, done_cv_;
+  uint64_t generation_ = 0;  // bumped by each Run (under m_)
+  size_t busy_ = 0;          // helpers still in the current run (under m_)
+  bool stop_ = false;
+  // The current run; written under m_ before generation_ moves.
+  const std::function<void(size_t, size_t)>* fn_ = nullptr;
+  size_t n_ = 0;
+  std::atomic<size_t> next_{0};
+};
+
+}  // namespace perflens
