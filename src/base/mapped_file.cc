@@ -11,6 +11,17 @@
 #include <cstring>
 
 namespace perflens {
+
+Result<int> OpenRegularFile(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return Err("{}: {}", path, std::strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return Err("{}: not a regular file", path);
+  }
+  return fd;
+}
 namespace {
 
 // Live mappings for LookupMappedAddress. A slot is claimed by a CAS on `start` from 0

@@ -20,6 +20,12 @@ namespace perflens {
 // simply not found).
 bool LookupMappedAddress(const void* addr, char* name_out, size_t name_cap, uint64_t* offset);
 
+// Opens `path` read-only for a library that takes a descriptor (libelf, libdw): O_NONBLOCK
+// so that a FIFO named by untrusted input never blocks, O_CLOEXEC, and only a regular
+// file. Returns the descriptor (the caller closes it). Errors: "PATH: strerror",
+// "PATH: not a regular file".
+Result<int> OpenRegularFile(const std::string& path);
+
 class MappedFile {
  public:
   MappedFile() = default;

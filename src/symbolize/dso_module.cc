@@ -1,5 +1,6 @@
 #include "symbolize/dso_module.h"
 
+#include "base/mapped_file.h"
 #include "symbolize/dwarf_index.h"
 
 #include <elfutils/libdw.h>
@@ -96,18 +97,12 @@ void DsoModule::OpenDwarf() const {
     dwarf_error_ = "no ELF file";
     return;
   }
-  // O_NONBLOCK and the regular-file check as for symbol loading: never hang on a FIFO.
-  int fd = open(dwarf_path_.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    dwarf_error_ = dwarf_path_ + ": " + std::strerror(errno);
+  auto opened = OpenRegularFile(dwarf_path_);
+  if (!opened.ok()) {
+    dwarf_error_ = opened.error().message;
     return;
   }
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    dwarf_error_ = dwarf_path_ + ": not a regular file";
-    return;
-  }
+  const int fd = *opened;
   Dwarf* dw = dwarf_begin(fd, DWARF_C_READ);
   if (!dw) {
     close(fd);

@@ -12,6 +12,7 @@
 #include <span>
 #include <unordered_map>
 
+#include "base/mapped_file.h"
 #include "symbolize/demangle.h"
 #include "symbolize/symbol_frames.h"
 
@@ -262,14 +263,9 @@ class CuReader {
 }  // namespace
 
 Result<std::unique_ptr<DwarfIndex>> DwarfIndex::Open(const std::string& path, SymbolAt symbol_at, Options options) {
-  // O_NONBLOCK and the regular-file check as for symbol loading: never hang on a FIFO.
-  int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return Err("{}: {}", path, std::strerror(errno));
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    return Err("{}: not a regular file", path);
-  }
+  auto opened = OpenRegularFile(path);
+  if (!opened.ok()) return opened.error();
+  const int fd = *opened;
   Dwarf* dw = dwarf_begin(fd, DWARF_C_READ);
   if (!dw) {
     close(fd);

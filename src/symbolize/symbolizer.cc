@@ -36,13 +36,9 @@ bool IsRegularFile(const std::string& path) {
 
 // Reads a regular text file (also /proc files, whose size reads as 0) up to the limit.
 Result<std::string> ReadTextFile(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return Err("{}: {}", path, std::strerror(errno));
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    return Err("{}: not a regular file", path);
-  }
+  auto opened = OpenRegularFile(path);
+  if (!opened.ok()) return opened.error();
+  const int fd = *opened;
   std::string text;
   char buf[65536];
   for (;;) {

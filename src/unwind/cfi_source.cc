@@ -8,6 +8,8 @@
 
 #include <cstdlib>
 
+#include "base/mapped_file.h"
+
 namespace perflens {
 namespace {
 
@@ -146,8 +148,9 @@ void CfiSource::OpenEh() const {
   eh_.opened = true;
   if (runtime_path_.empty()) return;
   elf_version(EV_CURRENT);
-  eh_.fd = open(runtime_path_.c_str(), O_RDONLY | O_CLOEXEC);
-  if (eh_.fd < 0) return;
+  auto fd = OpenRegularFile(runtime_path_);  // never blocks on a FIFO
+  if (!fd.ok()) return;
+  eh_.fd = *fd;
   eh_.elf = elf_begin(eh_.fd, ELF_C_READ_MMAP, nullptr);
   if (eh_.elf) eh_.cfi = dwarf_getcfi_elf(eh_.elf);
 }
@@ -156,8 +159,9 @@ void CfiSource::OpenDebug() const {
   debug_.opened = true;
   if (debug_path_.empty()) return;
   elf_version(EV_CURRENT);
-  debug_.fd = open(debug_path_.c_str(), O_RDONLY | O_CLOEXEC);
-  if (debug_.fd < 0) return;
+  auto fd = OpenRegularFile(debug_path_);
+  if (!fd.ok()) return;
+  debug_.fd = *fd;
   debug_.elf = elf_begin(debug_.fd, ELF_C_READ_MMAP, nullptr);
   if (!debug_.elf) return;
   debug_.dwarf = dwarf_begin_elf(debug_.elf, DWARF_C_READ, nullptr);
