@@ -546,7 +546,8 @@ U64Array Session::ChainFor(const Sample& s, const Evsel& evsel, const Thread* th
   if ((evsel.attr.sample_type & (kSampleRegsUser | kSampleStackUser)) != (kSampleRegsUser | kSampleStackUser))
     return s.callchain;
   if (!unwinder_) {
-    cfi_sources_ = std::make_unique<CfiSources>();
+    // The pool's unwinders may hold the CfiSources already (UnwindAhead ran first).
+    if (!cfi_sources_) cfi_sources_ = std::make_unique<CfiSources>();
     unwinder_ = std::make_unique<Unwinder>(symbolizer_.get(), cfi_sources_.get());
   }
   std::vector<uint64_t>& buf = chain_buffer_;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 
@@ -174,6 +175,109 @@ TEST_F(DwarfUnwindTest, NoArchFeatureMeansThisMachinesArch) {
   EXPECT_EQ(k.unwind_stops[static_cast<size_t>(UnwindStop::kUnsupportedArch)], 0u);
   ASSERT_EQ(c.chains.size(), 79u);
   for (const std::string& chain : c.chains) EXPECT_FALSE(chain.empty()) << "the sampled pc is the first frame";
+}
+
+// A sample unwound on demand (its thread unknown when the run was unwound ahead) after
+// the pool had unwound a run, then another run unwound ahead: the on-demand unwinder
+// once replaced the CfiSources the pool's unwinders held (a use-after-free that
+// aborted `perflens script` on a `perf record -a --call-graph dwarf` recording; ASan
+// reports it here). Built from tiny.data: run 1 is sample 1 sixteen times (so that its
+// rows are all the pool's caches hold) and sample 2 moved to an unknown thread, then a
+// COMM record, then run 2, samples 3.. (pcs not seen before, so the CfiSources are used).
+TEST_F(DwarfUnwindTest, OnDemandUnwindBetweenRunsUnwoundAhead) {
+  std::ifstream in(Testdata() + "/tiny.data", std::ios::binary);
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_GT(bytes.size(), 104u);
+  auto u64 = [&](size_t at) {
+    uint64_t v;
+    std::memcpy(&v, bytes.data() + at, 8);
+    return v;
+  };
+  auto put64 = [&](size_t at, uint64_t v) { std::memcpy(bytes.data() + at, &v, 8); };
+  // perf_file_header: data {offset, size} at 40; the feature table follows the data.
+  // Sample 0 (alone among the MMAP2s, it would be unwound on demand before any run)
+  // is left out.
+  const uint64_t data_offset = u64(40), data_size = u64(48);
+  std::vector<uint8_t> data;
+  int sample = -1;
+  for (size_t at = data_offset; at + 8 <= data_offset + data_size;) {
+    uint32_t type;
+    uint16_t size;
+    std::memcpy(&type, bytes.data() + at, 4);
+    std::memcpy(&size, bytes.data() + at + 6, 2);
+    ASSERT_GE(size, 8u);
+    std::vector<uint8_t> rec(bytes.begin() + static_cast<std::ptrdiff_t>(at),
+                             bytes.begin() + static_cast<std::ptrdiff_t>(at + size));
+    at += size;
+    if (type != 9) {
+      data.insert(data.end(), rec.begin(), rec.end());
+      continue;
+    }
+    if (++sample == 0) continue;
+    const int copies = sample == 1 ? 16 : 1;
+    // Sample layout (IP|TID|TIME|...): header, ip, pid, tid, time.
+    if (sample == 2) {
+      const uint32_t unknown[2] = {99, 99};
+      std::memcpy(rec.data() + 16, unknown, 8);
+    }
+    for (int i = 0; i < copies; ++i) data.insert(data.end(), rec.begin(), rec.end());
+    if (sample == 2) {
+      std::vector<uint8_t> comm(40, 0);  // header, pid, tid, "tiny\0" padded, sample_id (pid, tid, time)
+      const uint32_t header[2] = {3, 40u << 16};
+      const uint32_t tiny[2] = {532, 532};  // tiny.c's process in make_tiny.sh's recording
+      std::memcpy(comm.data(), header, 8);
+      std::memcpy(comm.data() + 8, tiny, 8);
+      std::memcpy(comm.data() + 16, "tiny", 4);
+      std::memcpy(comm.data() + 24, tiny, 8);
+      uint64_t time;
+      std::memcpy(&time, rec.data() + 24, 8);
+      ++time;
+      std::memcpy(comm.data() + 32, &time, 8);
+      data.insert(data.end(), comm.begin(), comm.end());
+    }
+  }
+  ASSERT_EQ(sample, 78);
+  const int64_t delta = static_cast<int64_t>(data.size()) - static_cast<int64_t>(data_size);
+  std::vector<uint8_t> rest(bytes.begin() + static_cast<std::ptrdiff_t>(data_offset + data_size), bytes.end());
+  bytes.resize(data_offset);
+  bytes.insert(bytes.end(), data.begin(), data.end());
+  bytes.insert(bytes.end(), rest.begin(), rest.end());
+  put64(48, data.size());
+  int features = 0;
+  for (size_t i = 72; i < 104; ++i) features += __builtin_popcount(bytes[i]);
+  for (int f = 0; f < features; ++f) {
+    const size_t entry = data_offset + data.size() + 16 * static_cast<size_t>(f);
+    put64(entry, u64(entry) + static_cast<uint64_t>(delta));
+  }
+
+  auto run = [&](bool use_threads, SessionCounters* counters) {
+    Chains c;
+    auto file = PerfFile::FromBytes(MappedFile::FromBuffer(bytes));
+    EXPECT_TRUE(file.ok()) << file.error().message;
+    if (!file.ok()) return c;
+    SessionOptions o;
+    o.symbolize.symfs = symfs_;
+    o.symbolize.buildid_dir = Testdata() + "/cache";
+    o.needs = {SampleNeeds{true, true, false}};
+    o.use_threads = use_threads;
+    auto session = Session::Open(file->get(), o);
+    session->AddConsumer(&c);
+    EXPECT_TRUE(session->Run().ok());
+    *counters = session->counters();
+    return c;
+  };
+  SessionCounters one, all;
+  Chains a = run(false, &one), b = run(true, &all);
+  ASSERT_EQ(a.chains.size(), 93u);
+  EXPECT_EQ(a.chains, b.chains);
+  EXPECT_EQ(one.nr_unwound, all.nr_unwound);
+  for (size_t k = 0; k < static_cast<size_t>(UnwindStop::kCount); ++k)
+    EXPECT_EQ(one.unwind_stops[k], all.unwind_stops[k]) << UnwindStopName(static_cast<UnwindStop>(k));
+  // The samples after the COMM were unwound through tiny's own frames.
+  size_t through_main = 0;
+  for (size_t i = 17; i < b.chains.size(); ++i) through_main += b.chains[i].find("main@") != std::string::npos;
+  EXPECT_EQ(through_main, b.chains.size() - 17);
+  EXPECT_EQ(b.chains[16].find("main@"), std::string::npos) << "thread 99 has no maps: " << b.chains[16];
 }
 
 }  // namespace
