@@ -286,6 +286,26 @@ TEST_F(PerfAgreement, SystemWide) {
   ExpectHotFunctions(ours, "hot");
 }
 
+// perf record -a --call-graph dwarf while a frame-pointer-less program runs: the user
+// stacks of every process are unwound (samples of threads that appear mid-run are
+// unwound on demand between runs unwound on all cores: a use-after-free once aborted
+// perflens here). Report rows as above; script and the children report run cleanly.
+TEST_F(PerfAgreement, SystemWideDwarf) {
+  ASSERT_NO_FATAL_FAILURE(Build("cc -O2 -g -fomit-frame-pointer -fno-inline -DNAME='\"dwarf_c\"' -o dwarf_c " +
+                                Program("dwarf_levels.c")));
+  ASSERT_NO_FATAL_FAILURE(RecordRaw(Env() + "perf record -q -a --call-graph dwarf,4096 -F 500 -o x.data -- "
+                                    "./dwarf_c 0.8 >/dev/null"));
+  ParsedReport ours;
+  ASSERT_NO_FATAL_FAILURE(ExpectAgreement("x.data", &ours));
+  EXPECT_GT(ours.Count("dwarf_c", "dwarf_c", "[.] "), 0);
+  for (const char* args : {" script -i x.data", " report --children --stdio -i x.data"}) {
+    CommandResult r = Sh(Env() + ShellQuote(PerflensBinary()) + args + " >/dev/null");
+    live_.Gate(r.exit_code == 0, std::string("perflens") + args + " exited with " + std::to_string(r.exit_code) +
+                                     ": " + r.err.substr(0, 2000));
+    EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.err.substr(0, 2000);
+  }
+}
+
 TEST_F(PerfAgreement, TwoEvents) {
   ASSERT_NO_FATAL_FAILURE(Build(std::string("cc ") + kCFlags + " -o hot " + Program("hot.c")));
   ASSERT_NO_FATAL_FAILURE(Record("-e cpu-clock,task-clock", "./hot 0.4"));
