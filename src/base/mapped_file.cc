@@ -128,6 +128,15 @@ Result<MappedFile> MappedFile::MapFd(int fd, const std::string& name, uint64_t m
   return f;
 }
 
+void MappedFile::DropPages(size_t begin, size_t end) const {
+  if (!mapped_) return;
+  static const size_t kPage = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  end = std::min(end, size_);
+  begin = (begin + kPage - 1) / kPage * kPage;  // data_ is page-aligned (mmap)
+  end = end / kPage * kPage;
+  if (end > begin) madvise(const_cast<uint8_t*>(data_) + begin, end - begin, MADV_DONTNEED);
+}
+
 MappedFile MappedFile::FromBuffer(std::vector<uint8_t> bytes, std::string name) {
   MappedFile f;
   f.owned_ = std::move(bytes);

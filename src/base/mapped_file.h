@@ -50,6 +50,11 @@ class MappedFile {
   const std::string& name() const { return name_; }
   // Owner of the mapped file (st_uid at open); -1 for buffers.
   int64_t owner_uid() const { return owner_uid_; }
+  // Gives back the resident pages of bytes [begin, end) (offsets in the file; the whole
+  // pages inside the range) with MADV_DONTNEED: the process's RSS no longer counts them.
+  // The bytes stay readable: the mapping is a private read-only file mapping, so a later
+  // read faults them back in from the page cache, unchanged. No-op for buffers.
+  void DropPages(size_t begin, size_t end) const;
 
  private:
   void Reset();

@@ -130,6 +130,12 @@ Result<std::unique_ptr<PerfFile>> PerfFile::FromBytes(MappedFile bytes, const Re
   return f;
 }
 
+void PerfFile::DropProcessedBytes(uint64_t perf_data_offset) {
+  if (pipe_mode() || stream_fd_ >= 0 || perf_data_offset < dropped_below_ + kDropStep) return;
+  file_.DropPages(static_cast<size_t>(dropped_below_), static_cast<size_t>(perf_data_offset));
+  dropped_below_ = perf_data_offset;
+}
+
 Status PerfFile::ReadRecords(const RecordCallback& cb, ReadStats* stats) {
   const Loader& ld = loader();
   if (streaming()) {

@@ -120,10 +120,20 @@ class PerfFile {
   using RecordCallback = std::function<void(const RecordView&)>;
   Status ReadRecords(const RecordCallback& cb, ReadStats* stats);
 
+  // Tells the reader that the records before file offset `perf_data_offset` have been
+  // processed: the resident pages of a mapped file's bytes before it are given back
+  // (MappedFile::DropPages) in steps of at least kDropStep bytes, so the RSS of reading
+  // a large file stays near what the ordering queue and the caller hold. A view into
+  // those bytes stays valid (it reads them back from the page cache). Call from one
+  // thread; a no-op for buffers and pipes.
+  static constexpr uint64_t kDropStep = 8u << 20;
+  void DropProcessedBytes(uint64_t perf_data_offset);
+
  private:
   PerfFile() = default;
 
   MappedFile file_;
+  uint64_t dropped_below_ = 0;  // DropProcessedBytes: bytes before it were given back
   ReaderOptions options_;
   PerfHeader header_;
   int stream_fd_ = -1;                 // FromStream: the pipe

@@ -18,6 +18,13 @@ namespace {
 constexpr size_t kPrefetchAhead = 8;
 // Copied record bytes per read batch (a batch of piped or decompressed records).
 constexpr size_t kMaxOwnedBatchBytes = 4 << 20;
+// Record bytes per read batch: 4096 --call-graph dwarf samples are ~35 MB of the file,
+// which the batches in flight keep resident.
+constexpr uint64_t kMaxBatchRecordBytes = 4u << 20;
+// Records the ordering queue delivers late come from at most about this far before the
+// batch being processed (a FINISHED_ROUND holds a few MiB per CPU); bytes further back
+// are given back to the kernel (PerfFile::DropProcessedBytes).
+constexpr uint64_t kReorderSlack = 16u << 20;
 
 bool Contains(const std::vector<std::string>& list, std::string_view s) {
   return std::find(list.begin(), list.end(), s) != list.end();
@@ -115,9 +122,11 @@ class Session::Pipeline {
 struct Session::ReadBatch {
   std::vector<RecordView> records;
   std::vector<uint8_t> owned;
+  uint64_t record_bytes = 0;  // sum of the records' sizes
   void clear() {
     records.clear();
     owned.clear();
+    record_bytes = 0;
   }
 };
 
@@ -221,7 +230,10 @@ Status Session::Run() {
                 b.records.back().data = reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(b.owned.size()));
                 b.owned.insert(b.owned.end(), r.data, r.data + r.size);
               }
-              if (b.records.size() >= Pipeline<ReadBatch>::kBatchItems || b.owned.size() >= kMaxOwnedBatchBytes) ship();
+              b.record_bytes += r.size;
+              if (b.records.size() >= Pipeline<ReadBatch>::kBatchItems || b.owned.size() >= kMaxOwnedBatchBytes ||
+                  b.record_bytes >= kMaxBatchRecordBytes)
+                ship();
             },
             &read_stats_);
         if (!read_batch_->records.empty()) ship();
@@ -234,6 +246,11 @@ Status Session::Run() {
   if (read_thread.joinable()) {
     while (ReadBatch* rb = read_pipeline_->TakeFull()) {
       HandleReadBatch(*rb);
+      // The bytes well before this batch's records are done with: give their pages
+      // back (records the ordering queue delivers later from there read them again).
+      uint64_t lowest = UINT64_MAX;
+      for (const RecordView& r : rb->records) lowest = std::min(lowest, r.perf_data_offset);
+      if (lowest != UINT64_MAX && lowest > kReorderSlack) file_->DropProcessedBytes(lowest - kReorderSlack);
       read_pipeline_->Recycle(rb);
     }
     read_thread.join();
