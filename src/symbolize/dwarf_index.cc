@@ -2,6 +2,8 @@
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <gelf.h>
+#include <libelf.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,6 +12,7 @@
 #include <cerrno>
 #include <cstring>
 #include <span>
+#include <string_view>
 #include <unordered_map>
 
 #include "base/mapped_file.h"
@@ -260,19 +263,53 @@ class CuReader {
   std::vector<std::vector<Cu::Piece>> node_children_;
 };
 
+// Compressed debug sections the index never reads (variable locations, macros, name
+// and address tables, CFI) get the empty name, so that libdw neither recognizes nor
+// inflates them. Only the in-memory section headers change (a private mapping).
+void HideUnreadSections(Elf* elf) {
+  static constexpr std::string_view kUnread[] = {
+      ".debug_loclists", ".debug_loc",      ".debug_macro",        ".debug_macinfo",       ".debug_pubnames",
+      ".debug_pubtypes", ".debug_names",    ".debug_gnu_pubnames", ".debug_gnu_pubtypes", ".debug_aranges",
+      ".debug_frame",    ".debug_cu_index", ".debug_tu_index"};
+  size_t shstrndx;
+  if (elf_getshdrstrndx(elf, &shstrndx) != 0) return;
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr mem;
+    GElf_Shdr* shdr = gelf_getshdr(scn, &mem);
+    if (!shdr || !(shdr->sh_flags & SHF_COMPRESSED)) continue;
+    const char* name = elf_strptr(elf, shstrndx, shdr->sh_name);
+    if (!name || std::find(std::begin(kUnread), std::end(kUnread), std::string_view(name)) == std::end(kUnread))
+      continue;
+    shdr->sh_name = 0;  // "" (index 0 of a string table)
+    gelf_update_shdr(scn, shdr);
+  }
+}
+
 }  // namespace
 
 Result<std::unique_ptr<DwarfIndex>> DwarfIndex::Open(const std::string& path, SymbolAt symbol_at, Options options) {
   auto opened = OpenRegularFile(path);
   if (!opened.ok()) return opened.error();
   const int fd = *opened;
-  Dwarf* dw = dwarf_begin(fd, DWARF_C_READ);
+  // A private writable mapping, so that the debug sections the index never reads can be
+  // renamed away from libdw before dwarf_begin_elf, which decompresses every section it
+  // knows: in a distribution's debug file (compressed sections) that inflating was most
+  // of the open — .debug_loclists alone is a fifth of libc6-dbg's.
+  Elf* elf = elf_begin(fd, ELF_C_READ_MMAP_PRIVATE, nullptr);
+  if (!elf) {
+    close(fd);
+    return Err("{}: not ELF ({})", path, elf_errmsg(-1));
+  }
+  HideUnreadSections(elf);
+  Dwarf* dw = dwarf_begin_elf(elf, DWARF_C_READ, nullptr);
   if (!dw) {
+    elf_end(elf);
     close(fd);
     return Err("{}: no DWARF ({})", path, dwarf_errmsg(-1));
   }
   std::unique_ptr<DwarfIndex> index(new DwarfIndex());
   index->fd_ = fd;
+  index->elf_ = elf;
   index->dwarf_ = dw;
   index->options_ = options;
   index->symbol_at_ = std::move(symbol_at);
@@ -306,6 +343,7 @@ Result<std::unique_ptr<DwarfIndex>> DwarfIndex::Open(const std::string& path, Sy
 
 DwarfIndex::~DwarfIndex() {
   if (dwarf_) dwarf_end(dwarf_);
+  if (elf_) elf_end(elf_);
   if (fd_ >= 0) close(fd_);
 }
 

@@ -48,6 +48,7 @@
 #include "symbolize/symbol_table.h"
 
 struct Dwarf;
+struct Elf;  // libelf.h
 
 namespace perflens {
 
@@ -101,6 +102,7 @@ class DwarfIndex {
   Options options_;
   SymbolAt symbol_at_;
   int fd_ = -1;
+  Elf* elf_ = nullptr;         // the Dwarf's ELF (ours: sections were hidden from libdw)
   Dwarf* dwarf_ = nullptr;     // used only under mu_
   std::vector<CuRange> ranges_;  // sorted by lo
   std::vector<std::unique_ptr<Cu>> cus_;
