@@ -2,7 +2,6 @@
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
-#include <gelf.h>
 #include <libelf.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -17,6 +16,7 @@
 
 #include "base/mapped_file.h"
 #include "symbolize/demangle.h"
+#include "symbolize/elf_sections.h"
 #include "symbolize/symbol_frames.h"
 
 namespace perflens {
@@ -263,26 +263,14 @@ class CuReader {
   std::vector<std::vector<Cu::Piece>> node_children_;
 };
 
-// Compressed debug sections the index never reads (variable locations, macros, name
-// and address tables, CFI) get the empty name, so that libdw neither recognizes nor
-// inflates them. Only the in-memory section headers change (a private mapping).
-void HideUnreadSections(Elf* elf) {
+// The compressed debug sections the index never reads (variable locations, macros,
+// name and address tables, CFI): hidden from libdw, which would inflate them.
+bool UnreadByTheIndex(std::string_view name) {
   static constexpr std::string_view kUnread[] = {
       ".debug_loclists", ".debug_loc",      ".debug_macro",        ".debug_macinfo",       ".debug_pubnames",
       ".debug_pubtypes", ".debug_names",    ".debug_gnu_pubnames", ".debug_gnu_pubtypes", ".debug_aranges",
       ".debug_frame",    ".debug_cu_index", ".debug_tu_index"};
-  size_t shstrndx;
-  if (elf_getshdrstrndx(elf, &shstrndx) != 0) return;
-  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
-    GElf_Shdr mem;
-    GElf_Shdr* shdr = gelf_getshdr(scn, &mem);
-    if (!shdr || !(shdr->sh_flags & SHF_COMPRESSED)) continue;
-    const char* name = elf_strptr(elf, shstrndx, shdr->sh_name);
-    if (!name || std::find(std::begin(kUnread), std::end(kUnread), std::string_view(name)) == std::end(kUnread))
-      continue;
-    shdr->sh_name = 0;  // "" (index 0 of a string table)
-    gelf_update_shdr(scn, shdr);
-  }
+  return std::find(std::begin(kUnread), std::end(kUnread), name) != std::end(kUnread);
 }
 
 }  // namespace
@@ -292,15 +280,14 @@ Result<std::unique_ptr<DwarfIndex>> DwarfIndex::Open(const std::string& path, Sy
   if (!opened.ok()) return opened.error();
   const int fd = *opened;
   // A private writable mapping, so that the debug sections the index never reads can be
-  // renamed away from libdw before dwarf_begin_elf, which decompresses every section it
-  // knows: in a distribution's debug file (compressed sections) that inflating was most
-  // of the open — .debug_loclists alone is a fifth of libc6-dbg's.
+  // hidden from libdw (symbolize/elf_sections.h): .debug_loclists alone is a seventh of
+  // libc6-dbg's inflated bytes.
   Elf* elf = elf_begin(fd, ELF_C_READ_MMAP_PRIVATE, nullptr);
   if (!elf) {
     close(fd);
     return Err("{}: not ELF ({})", path, elf_errmsg(-1));
   }
-  HideUnreadSections(elf);
+  HideCompressedSections(elf, UnreadByTheIndex);
   Dwarf* dw = dwarf_begin_elf(elf, DWARF_C_READ, nullptr);
   if (!dw) {
     elf_end(elf);

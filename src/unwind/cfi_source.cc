@@ -7,8 +7,10 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <string_view>
 
 #include "base/mapped_file.h"
+#include "symbolize/elf_sections.h"
 
 namespace perflens {
 namespace {
@@ -162,8 +164,11 @@ void CfiSource::OpenDebug() const {
   auto fd = OpenRegularFile(debug_path_);
   if (!fd.ok()) return;
   debug_.fd = *fd;
-  debug_.elf = elf_begin(debug_.fd, ELF_C_READ_MMAP, nullptr);
+  debug_.elf = elf_begin(debug_.fd, ELF_C_READ_MMAP_PRIVATE, nullptr);
   if (!debug_.elf) return;
+  // Only .debug_frame is read: libdw would inflate every other compressed debug section
+  // too (ld.so's, libc's debug files), for a pc .eh_frame does not cover.
+  HideCompressedSections(debug_.elf, [](std::string_view name) { return name != ".debug_frame"; });
   debug_.dwarf = dwarf_begin_elf(debug_.elf, DWARF_C_READ, nullptr);
   if (debug_.dwarf) debug_.cfi = dwarf_getcfi(debug_.dwarf);
 }

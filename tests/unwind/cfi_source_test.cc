@@ -1,6 +1,11 @@
 // CfiSource on a real ELF (this test binary): libdw's rows compiled into CfiRows.
 #include <gtest/gtest.h>
 #include <link.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
 
 #include "unwind/cfi_source.h"
 
@@ -51,6 +56,55 @@ TEST(CfiSource, MissingPcAndImage) {
   EXPECT_EQ(none.FindRow(0x1000, 17, &row), CfiFind::kNoImage);
   CfiSource empty("", "");
   EXPECT_EQ(empty.FindRow(0x1000, 17, &row), CfiFind::kNoImage);
+}
+
+// A function whose CFI is only in a zlib-compressed .debug_frame (built without unwind
+// tables, -gz), found through the separate debug file: OpenDebug hides every other
+// compressed debug section from libdw, never .debug_frame.
+TEST(CfiSource, CompressedDebugFrameOfTheDebugFile) {
+#if defined(__x86_64__)
+  char tmpl[] = "/tmp/perflens-cfi-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  const std::string src = dir + "/f.c", so = dir + "/f.so", debug = dir + "/f.debug";
+  {
+    FILE* f = std::fopen(src.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    // Enough functions that the assembler's compression pays for .debug_frame.
+    std::fputs("int g(int);\n", f);
+    for (int i = 1; i <= 200; ++i) std::fprintf(f, "int F%d(int x) { return g(x) * %d + g(x + %d); }\n", i, i, i);
+    std::fputs("int OnlyInDebugFrame(int x) { return g(x) * 3 + g(x + 1); }\n", f);
+    std::fclose(f);
+  }
+  const std::string build = "cc -O2 -g -gz=zlib -fno-asynchronous-unwind-tables -fno-unwind-tables -fPIC -shared -o " +
+                            so + " " + src + " >/dev/null 2>&1 && cp " + so + " " + debug;
+  if (std::system(build.c_str()) != 0) {
+    std::system(("rm -rf " + dir).c_str());
+    GTEST_SKIP() << "no C compiler with -gz";
+  }
+  // The function's address and whether .debug_frame came out compressed (flag C).
+  std::string out;
+  if (FILE* p = popen(("nm " + so + " | grep ' OnlyInDebugFrame$'; readelf -SW " + so + " | grep debug_frame").c_str(), "r")) {
+    char buf[512];
+    while (std::fgets(buf, sizeof buf, p)) out += buf;
+    pclose(p);
+  }
+  std::system(("rm -f " + src).c_str());
+  const uint64_t vaddr = std::strtoull(out.c_str(), nullptr, 16);
+  const bool compressed = out.find(".debug_frame") != std::string::npos &&
+                          out.find(" C ", out.find(".debug_frame")) != std::string::npos;
+  CfiRow row;
+  CfiFind without_debug = CfiSource(so, "").FindRow(vaddr, 17, &row);
+  CfiFind with_debug = CfiSource(so, debug).FindRow(vaddr, 17, &row);
+  std::system(("rm -rf " + dir).c_str());
+  ASSERT_NE(vaddr, 0u) << out;
+  if (!compressed) GTEST_SKIP() << "the toolchain did not compress .debug_frame: " << out;
+  EXPECT_EQ(without_debug, CfiFind::kNoCfi) << "no .eh_frame FDE covers it";
+  ASSERT_EQ(with_debug, CfiFind::kFound);
+  EXPECT_EQ(row.ra_reg, 16);
+#else
+  GTEST_SKIP() << "x86_64 expectations";
+#endif
 }
 
 }  // namespace

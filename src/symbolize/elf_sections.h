@@ -1,0 +1,21 @@
+// Debug sections hidden from libdw. dwarf_begin_elf inflates every compressed debug
+// section it recognizes by name (elfutils libdw/dwarf_begin_elf.c, check_section),
+// whether or not the caller ever reads it; in a distribution's debug file (libc6-dbg:
+// 4 MB compressed, 10 MB inflated, ~120 ms of zlib here) that is most of the open.
+#pragma once
+
+#include <libelf.h>
+
+#include <string_view>
+
+namespace perflens {
+
+// Gives each SHF_COMPRESSED section of `elf` for which hide(name) is true the empty
+// name (string-table index 0) in the in-memory section headers, so that libdw neither
+// recognizes nor inflates it. Nothing is written to the file: `elf` must come from
+// elf_begin(..., ELF_C_READ_MMAP_PRIVATE or ELF_C_READ, ...) (ELF_C_READ_MMAP maps the
+// headers read-only). Sections that are not compressed cost libdw nothing and stay.
+// Errors: none reported (a section whose header cannot be read is left as it is).
+void HideCompressedSections(Elf* elf, bool (*hide)(std::string_view name));
+
+}  // namespace perflens
