@@ -155,6 +155,11 @@ std::unique_ptr<Session> Session::Open(PerfFile* file, SessionOptions options) {
   s->options_ = std::move(options);
   s->machine_ = std::make_unique<Machine>(env.arch.value_or(""));
   s->machine_->AddBuildIds(env.build_ids);
+  // DWARF-unwound chains get inline frames in (nearly) every module they pass: their
+  // line tables open on a helper as the modules load.
+  for (const Evsel& ev : file->evsels())
+    if (s->options_.use_threads && s->options_.inline_frames && s->NeedsUnwind(ev))
+      s->options_.symbolize.prefetch_line_info = true;
   s->symbolizer_ = std::make_unique<Symbolizer>(s->options_.symbolize, s->machine_.get());
   s->resolver_ = std::make_unique<Resolver>(s->machine_.get(), s->symbolizer_.get());
   if (file->SamplesKernel()) s->symbolizer_->PrefetchKernelSymbols();  // read beside the records

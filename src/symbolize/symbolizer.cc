@@ -5,16 +5,19 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <future>
-#include <system_error>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <system_error>
+#include <thread>
 #include <unordered_map>
-#include <algorithm>
 
 #include "base/mapped_file.h"
 #include "base/result.h"
@@ -242,6 +245,45 @@ struct Symbolizer::Impl {
   mutable std::mutex problems_mu;
   std::map<std::string, ProblemClass> problems;  // guarded by problems_mu
 
+  // SymbolizeOptions::prefetch_line_info: modules whose DwarfIndex a helper opens, one
+  // at a time, in load order. Stopped and joined first thing in ~Impl.
+  std::mutex prefetch_mu;
+  std::condition_variable prefetch_cv;
+  std::deque<const DsoModule*> prefetch_queue;  // guarded by prefetch_mu
+  bool prefetch_stop = false;                   // likewise
+  std::thread prefetch_thread;
+  void PrefetchLineInfo(const DsoModule* m) {
+    std::lock_guard<std::mutex> lock(prefetch_mu);
+    if (!prefetch_thread.joinable()) {
+      try {
+        prefetch_thread = std::thread([this] {
+          std::unique_lock<std::mutex> lk(prefetch_mu);
+          while (true) {
+            prefetch_cv.wait(lk, [this] { return prefetch_stop || !prefetch_queue.empty(); });
+            if (prefetch_stop) return;
+            const DsoModule* next = prefetch_queue.front();
+            prefetch_queue.pop_front();
+            lk.unlock();
+            next->dwarf_index();  // call_once inside: a caller that needs it waits for this
+            lk.lock();
+          }
+        });
+      } catch (const std::system_error&) {
+        return;  // no thread: opened on first use instead
+      }
+    }
+    prefetch_queue.push_back(m);
+    prefetch_cv.notify_one();
+  }
+  ~Impl() {
+    {
+      std::lock_guard<std::mutex> lock(prefetch_mu);
+      prefetch_stop = true;
+    }
+    prefetch_cv.notify_one();
+    if (prefetch_thread.joinable()) prefetch_thread.join();
+  }
+
   const DsoModule* LoadModule(const Dso& dso);
   Parts Load(const Dso& dso);
   void LoadUser(const Dso& dso, Parts* e);
@@ -359,6 +401,8 @@ const DsoModule* Symbolizer::Impl::LoadModule(const Dso& dso) {
   std::call_once(l->once, [&] {
     l->module = std::make_unique<DsoModule>(Load(dso));
     published.Publish(dso.id(), l->module.get());
+    if (options.prefetch_line_info && dso.kind() == DsoKind::kUser && l->module->info().status == LoadStatus::kLoaded)
+      PrefetchLineInfo(l->module.get());
   });
   return l->module.get();
 }
