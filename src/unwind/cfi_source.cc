@@ -175,6 +175,19 @@ void CfiSource::OpenDebug() const {
 
 CfiFind CfiSource::FindRow(uint64_t dso_vaddr, int nregs, CfiRow* row) const {
   std::lock_guard<std::mutex> lock(mu_);
+  // nregs is an arch's register count (< 256); dso_vaddr fits 56 bits in any real ELF,
+  // and a wrapped key only costs a lookup in libdw.
+  const uint64_t key = dso_vaddr << 8 ^ static_cast<uint8_t>(nregs);
+  if (auto it = kept_.find(key); it != kept_.end() && it->second) {
+    *row = it->second->row;
+    return it->second->found;
+  }
+  const CfiFind found = FindRowInLibdw(dso_vaddr, nregs, row);
+  if (kept_.size() < kMaxKeptRows && (dso_vaddr >> 56) == 0) kept_[key] = std::make_unique<Kept>(Kept{found, *row});
+  return found;
+}
+
+CfiFind CfiSource::FindRowInLibdw(uint64_t dso_vaddr, int nregs, CfiRow* row) const {
   if (!eh_.opened) OpenEh();
   if (!eh_.elf) return CfiFind::kNoImage;
   CfiFind result = CfiFind::kNoCfi;

@@ -46,8 +46,11 @@ class CfiSource {
   CfiSource& operator=(const CfiSource&) = delete;
 
   // Compiles the row covering `dso_vaddr` for an arch with `nregs` tracked registers
-  // into *row. Thread-safe.
+  // into *row. Thread-safe. Each (dso_vaddr, nregs) is looked up in libdw once: the
+  // result is kept (at most kMaxKeptRows rows, ~1.3 KB each), so that the unwinders'
+  // own caches (one per thread, direct-mapped) miss into it, not into libdw.
   CfiFind FindRow(uint64_t dso_vaddr, int nregs, CfiRow* row) const;
+  static constexpr size_t kMaxKeptRows = 16384;
 
  private:
   struct Section {
@@ -59,10 +62,16 @@ class CfiSource {
   };
   void OpenEh() const;
   void OpenDebug() const;
+  CfiFind FindRowInLibdw(uint64_t dso_vaddr, int nregs, CfiRow* row) const;  // mu_ held
 
+  struct Kept {
+    CfiFind found;
+    CfiRow row;
+  };
   std::string runtime_path_, debug_path_;
   mutable std::mutex mu_;
   mutable Section eh_, debug_;  // guarded by mu_
+  mutable std::unordered_map<uint64_t, std::unique_ptr<Kept>> kept_;  // (dso_vaddr, nregs); guarded by mu_
 };
 
 // The CfiSource of each DsoModule, created on first use and kept as long as this
