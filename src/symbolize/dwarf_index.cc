@@ -288,6 +288,7 @@ Result<std::unique_ptr<DwarfIndex>> DwarfIndex::Open(const std::string& path, Sy
     return Err("{}: not ELF ({})", path, elf_errmsg(-1));
   }
   HideCompressedSections(elf, UnreadByTheIndex);
+  InflateDebugSections(elf);
   Dwarf* dw = dwarf_begin_elf(elf, DWARF_C_READ, nullptr);
   if (!dw) {
     elf_end(elf);

@@ -6,6 +6,7 @@
 
 #include <libelf.h>
 
+#include <cstdint>
 #include <string_view>
 
 namespace perflens {
@@ -17,5 +18,15 @@ namespace perflens {
 // headers read-only). Sections that are not compressed cost libdw nothing and stay.
 // Errors: none reported (a section whose header cannot be read is left as it is).
 void HideCompressedSections(Elf* elf, bool (*hide)(std::string_view name));
+
+// Inflates the SHF_COMPRESSED ".debug_*" sections of `elf` in place (elf_compress), the
+// largest on a helper thread beside the others on this one, so that dwarf_begin_elf
+// finds them inflated (libdw inflates one after the other): for libc6-dbg's debug file
+// .debug_info is two thirds of the bytes. libelf touches only the section's own state
+// when it inflates one (elfutils libelf/elf_compress.c), so distinct sections may be
+// inflated at once once the section headers are read (this reads them first). Without a
+// thread, or below `parallel_from` compressed bytes in all, all on this thread. A
+// section that fails to inflate is left compressed (libdw then reports it as it would).
+void InflateDebugSections(Elf* elf, uint64_t parallel_from = 256u << 10);
 
 }  // namespace perflens
