@@ -344,6 +344,28 @@ std::string RowsAgreement::Summary() const {
          std::to_string(failures.size()) + " real differences";
 }
 
+// The lines below a row agree: exactly, or, when the rows differ by PLT naming, once
+// perflens's name of the row's own PLT symbol is perf's in its lines (a folded
+// --no-children entry's stacks end in the entry's own symbol).
+static bool BodiesAgree(const Row& perf, const Row& lens, Difference kind, const std::vector<FieldKind>& kinds) {
+  if (perf.body == lens.body) return true;
+  if (kind != Difference::kPltNaming) return false;
+  for (size_t f = 0; f < kinds.size() && f < perf.key.size() && f < lens.key.size(); ++f) {
+    if (kinds[f] != FieldKind::kSym) continue;
+    const std::string want(StripSymPrefix(perf.key[f])), mine(StripSymPrefix(lens.key[f]));
+    if (mine.empty() || want == mine) continue;
+    std::vector<std::string> lines = SplitLines(lens.body);
+    for (std::string& l : lines)
+      for (size_t at = l.find(mine); at != std::string::npos; at = l.find(mine, at + want.size()))
+        l.replace(at, mine.size(), want);
+    std::sort(lines.begin(), lines.end());
+    std::string body;
+    for (const std::string& l : lines) body += l + "\n";
+    return body == perf.body;
+  }
+  return false;
+}
+
 RowsAgreement CompareRows(const std::vector<Row>& perf, const std::vector<Row>& lens,
                           const std::vector<FieldKind>& kinds) {
   RowsAgreement a;
@@ -415,7 +437,8 @@ RowsAgreement CompareRows(const std::vector<Row>& perf, const std::vector<Row>& 
       double tol = k > 1 && fractional ? 0.005 * static_cast<double>(k + 1) + 1e-9 : 1e-9;
       if (std::abs(sum - std::atof(mine.values[v].c_str())) > tol) ok = false;
     }
-    if (k == 1 && perf[members[0].first].body != mine.body) ok = false;
+    const bool bodies_agree = k != 1 || BodiesAgree(perf[members[0].first], mine, members[0].second, kinds);
+    if (!bodies_agree) ok = false;
     std::string kinds_text, perf_text;
     for (const auto& [i, kind] : members) {
       if (kind != Difference::kEqual && kinds_text.find(DifferenceName(kind)) == std::string::npos)
@@ -425,7 +448,7 @@ RowsAgreement CompareRows(const std::vector<Row>& perf, const std::vector<Row>& 
     if (k > 1) kinds_text += std::string(kinds_text.empty() ? "" : ", ") + DifferenceName(Difference::kSplitRows);
     std::string line = "perf " + perf_text + " = perflens " + RowText(mine);
     if (!ok) {
-      bool body = k == 1 && perf[members[0].first].body != mine.body;
+      bool body = !bodies_agree;
       // perf's `_init` over .plt may be several perflens `name@plt` rows (a program
       // calling two PLT entries): joined below, when the values add up.
       if (k == 1 && !body && members[0].second == Difference::kPltNaming && mine.body.empty()) {
