@@ -13,6 +13,9 @@
 namespace perflens {
 namespace {
 
+constexpr std::string_view kInlinedSuffix = " (inlined)";
+
+
 // perf's convert_unit for the "# Samples:" line: 452 → "452 ", 4500 → "4K".
 std::string SamplesWithUnit(uint64_t v) {
   char unit = ' ';
@@ -86,7 +89,11 @@ Status PrintReportStdio(const HistsOutput& report, std::string* out) {
       for (const HistEntry* e : rows) {
         cell.clear();
         f.key->print(*e, &cell);
-        f.width = std::max(f.width, cell.size());
+        size_t w = cell.size();
+        // perf's symlen is namelen + 4: an inlined symbol's " (inlined)" is printed
+        // past the width it sets.
+        if (f.key->name == "sym" && e->sym && e->sym->inlined && w >= kInlinedSuffix.size()) w -= kInlinedSuffix.size();
+        f.width = std::max(f.width, w);
       }
       // perf's hists__set_unres_dso_col_len: a row without a symbol widens the
       // Shared Object column to 16 (BITS_PER_LONG / 4), except with -t or --dsos.
