@@ -176,6 +176,9 @@ std::unique_ptr<Session> Session::Open(PerfFile* file, SessionOptions options) {
     struct utsname u;
     if (uname(&u) == 0) arch = u.machine;
   }
+  // One CfiSources for the session's lifetime, shared by every unwinder (the on-demand
+  // one and the pool's): created once here, never replaced while unwinders hold it.
+  s->cfi_sources_ = std::make_unique<CfiSources>();
   s->unwind_arch64_ = UnwindArchFor(arch, 2);  // PERF_SAMPLE_REGS_ABI_64
   s->unwind_arch32_ = UnwindArchFor(arch, 1);  // PERF_SAMPLE_REGS_ABI_32
   for (size_t i = 0; i < file->evsels().size(); ++i)
@@ -539,7 +542,6 @@ void Session::UnwindAhead(const std::vector<RecordView>& recs, size_t begin, siz
   if (!unwind_pool_) {
     const size_t cores = std::max(2u, std::thread::hardware_concurrency());
     unwind_pool_ = std::make_unique<WorkerPool>(std::min<size_t>(cores - 1, 15));
-    if (!cfi_sources_) cfi_sources_ = std::make_unique<CfiSources>();
     for (size_t w = 0; w < unwind_pool_->workers(); ++w)
       pool_unwinders_.push_back(std::make_unique<Unwinder>(symbolizer_.get(), cfi_sources_.get()));
     pool_samples_.resize(unwind_pool_->workers());
@@ -568,8 +570,6 @@ U64Array Session::ChainFor(const Sample& s, const Evsel& evsel, const Thread* th
   if ((evsel.attr.sample_type & (kSampleRegsUser | kSampleStackUser)) != (kSampleRegsUser | kSampleStackUser))
     return s.callchain;
   if (!unwinder_) {
-    // The pool's unwinders may hold the CfiSources already (UnwindAhead ran first).
-    if (!cfi_sources_) cfi_sources_ = std::make_unique<CfiSources>();
     unwinder_ = std::make_unique<Unwinder>(symbolizer_.get(), cfi_sources_.get());
   }
   std::vector<uint64_t>& buf = chain_buffer_;

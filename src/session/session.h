@@ -294,7 +294,7 @@ class Session {
   std::vector<CallchainFrame> chain_frames_;  // the chain being resolved, reused
   // DWARF unwinding (on the resolving thread): the CFI of each module, the unwinder
   // with its row cache, and the merged chain (native byte order), reused.
-  std::unique_ptr<CfiSources> cfi_sources_;
+  std::unique_ptr<CfiSources> cfi_sources_;  // set in Open, never replaced
   std::unique_ptr<Unwinder> unwinder_;
   // Unwinding ahead on every core (UnwindAhead): for the samples of a run of records
   // that changes no maps, the unwound user part by record index in the read batch,
