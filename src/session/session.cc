@@ -122,11 +122,13 @@ class Session::Pipeline {
 struct Session::ReadBatch {
   std::vector<RecordView> records;
   std::vector<uint8_t> owned;
-  uint64_t record_bytes = 0;  // sum of the records' sizes
+  uint64_t record_bytes = 0;               // sum of the records' sizes
+  uint64_t lowest_offset = UINT64_MAX;     // smallest perf_data_offset among them
   void clear() {
     records.clear();
     owned.clear();
     record_bytes = 0;
+    lowest_offset = UINT64_MAX;
   }
 };
 
@@ -239,6 +241,7 @@ Status Session::Run() {
                 b.owned.insert(b.owned.end(), r.data, r.data + r.size);
               }
               b.record_bytes += r.size;
+              b.lowest_offset = std::min(b.lowest_offset, r.perf_data_offset);
               if (b.records.size() >= Pipeline<ReadBatch>::kBatchItems || b.owned.size() >= kMaxOwnedBatchBytes ||
                   b.record_bytes >= kMaxBatchRecordBytes)
                 ship();
@@ -256,8 +259,7 @@ Status Session::Run() {
       HandleReadBatch(*rb);
       // The bytes well before this batch's records are done with: give their pages
       // back (records the ordering queue delivers later from there read them again).
-      uint64_t lowest = UINT64_MAX;
-      for (const RecordView& r : rb->records) lowest = std::min(lowest, r.perf_data_offset);
+      const uint64_t lowest = rb->lowest_offset;  // found by the reading thread as it filled the batch
       if (lowest != UINT64_MAX && lowest > kReorderSlack) file_->DropProcessedBytes(lowest - kReorderSlack);
       read_pipeline_->Recycle(rb);
     }
