@@ -1,10 +1,10 @@
 // CfiRow: the unwinding rules of one CFI row (DWARF 5 §6.4.1, the table row that
 // covers one pc), compiled from libdw into a flat, position-independent value: how to
 // compute the CFA and each register of the caller from this frame's registers and
-// memory. Rows are copied into the unwinder's cache so that the hot path needs no
-// libdw call; they hold no pointer and no address of the module (DW_OP_addr, the one
-// op that would, is not accepted), so one row serves every process that maps the
-// module at any base.
+// memory. Rows are kept by their CfiSource and pointed to by the unwinder's cache, so
+// that the hot path needs no libdw call; they hold no pointer and no address of the
+// module (DW_OP_addr, the one op that would, is not accepted), so one row serves every
+// process that maps the module at any base.
 #pragma once
 
 #include <cstdint>

@@ -95,11 +95,15 @@ bool CompileRule(const Dwarf_Op* ops, size_t nops, CfiRow* row, CfiRule* rule) {
   return CopyOps(ops, nops, row, &rule->op_begin, &rule->op_count);
 }
 
-CfiFind Compile(Dwarf_Frame* frame, int nregs, CfiRow* row) {
+// Also gives the end of the row's range: libdw's `end` is where the next row starts
+// (the first advance past the pc, or the FDE's end), so every pc from the one looked
+// up to it has this row. Its `start` is not used: after DW_CFA_restore_state it is the
+// remembered row's start, not this row's (elfutils 0.188 cfi.c).
+CfiFind Compile(Dwarf_Frame* frame, int nregs, CfiRow* row, uint64_t* end) {
   *row = CfiRow{};
-  Dwarf_Addr start = 0, end = 0;
+  Dwarf_Addr start = 0;
   bool signalp = false;
-  const int ra = dwarf_frame_info(frame, &start, &end, &signalp);
+  const int ra = dwarf_frame_info(frame, &start, end, &signalp);
   if (ra < 0 || ra >= kMaxDwarfRegs) return CfiFind::kUnsupported;
   row->ra_reg = static_cast<uint8_t>(ra);
   row->signal_frame = signalp;
@@ -173,33 +177,69 @@ void CfiSource::OpenDebug() const {
   if (debug_.dwarf) debug_.cfi = dwarf_getcfi(debug_.dwarf);
 }
 
-CfiFind CfiSource::FindRow(uint64_t dso_vaddr, int nregs, CfiRow* row) const {
+CfiSource::Lookup CfiSource::Find(uint64_t dso_vaddr, int nregs, CfiRow* scratch) const {
   std::lock_guard<std::mutex> lock(mu_);
   // nregs is an arch's register count (< 256); dso_vaddr fits 56 bits in any real ELF,
   // and a wrapped key only costs a lookup in libdw.
   const uint64_t key = dso_vaddr << 8 ^ static_cast<uint8_t>(nregs);
-  if (auto it = kept_.find(key); it != kept_.end() && it->second) {
-    *row = it->second->row;
-    return it->second->found;
+  auto answer = [](CfiFind found, const Kept* kept) {
+    return Lookup{found, found == CfiFind::kFound ? &kept->row : nullptr, true};
+  };
+  if (auto it = by_pc_.find(key); it != by_pc_.end()) return answer(it->second.found, it->second.kept);
+  // A pc inside a kept row's range: the first row ending above it.
+  if (auto it = by_end_.upper_bound({nregs, dso_vaddr}); it != by_end_.end() && it->first.first == nregs) {
+    Kept* k = it->second;
+    if (k->start <= dso_vaddr) {
+      if (by_pc_.size() < kMaxKeptPcs) by_pc_.emplace(key, PcEntry{k->found, k});
+      return answer(k->found, k);
+    }
   }
-  const CfiFind found = FindRowInLibdw(dso_vaddr, nregs, row);
-  if (kept_.size() < kMaxKeptRows && (dso_vaddr >> 56) == 0) kept_[key] = std::make_unique<Kept>(Kept{found, *row});
-  return found;
+  uint64_t end = 0;
+  bool from_debug = false;
+  const CfiFind found = FindRowInLibdw(dso_vaddr, nregs, scratch, &end, &from_debug);
+  const bool has_row = found == CfiFind::kFound || found == CfiFind::kUnsupported;
+  if (!has_row) {
+    if (by_pc_.size() < kMaxKeptPcs) by_pc_.emplace(key, PcEntry{found, nullptr});
+    return Lookup{found, nullptr, true};  // no row to point to: any cache may keep it
+  }
+  const bool ranged = dso_vaddr < end;
+  if (ranged) {
+    // The same row as a kept one, looked up below its lowest pc so far.
+    if (auto it = by_end_.find({nregs, end});
+        it != by_end_.end() && it->second->found == found && it->second->from_debug == from_debug) {
+      it->second->start = dso_vaddr;
+      if (by_pc_.size() < kMaxKeptPcs) by_pc_.emplace(key, PcEntry{found, it->second});
+      return answer(found, it->second);
+    }
+  }
+  if (kept_.size() >= kMaxKeptRows || by_pc_.size() >= kMaxKeptPcs || (dso_vaddr >> 56) != 0)
+    return Lookup{found, found == CfiFind::kFound ? scratch : nullptr, false};
+  Kept& k = kept_.emplace_back(Kept{found, from_debug, dso_vaddr, ranged ? end : dso_vaddr, *scratch});
+  if (ranged) by_end_.emplace(std::make_pair(nregs, end), &k);
+  by_pc_.emplace(key, PcEntry{found, &k});
+  return answer(found, &k);
 }
 
-CfiFind CfiSource::FindRowInLibdw(uint64_t dso_vaddr, int nregs, CfiRow* row) const {
+CfiFind CfiSource::FindRow(uint64_t dso_vaddr, int nregs, CfiRow* row) const {
+  const Lookup l = Find(dso_vaddr, nregs, row);
+  if (l.row && l.row != row) *row = *l.row;
+  return l.found;
+}
+
+CfiFind CfiSource::FindRowInLibdw(uint64_t dso_vaddr, int nregs, CfiRow* row, uint64_t* end, bool* from_debug) const {
   if (!eh_.opened) OpenEh();
   if (!eh_.elf) return CfiFind::kNoImage;
   CfiFind result = CfiFind::kNoCfi;
   Dwarf_Frame* frame = nullptr;
   if (eh_.cfi && dwarf_cfi_addrframe(eh_.cfi, dso_vaddr, &frame) == 0) {
-    result = Compile(frame, nregs, row);
+    result = Compile(frame, nregs, row, end);
     free(frame);
     return result;
   }
   if (!debug_.opened) OpenDebug();
   if (debug_.cfi && dwarf_cfi_addrframe(debug_.cfi, dso_vaddr, &frame) == 0) {
-    result = Compile(frame, nregs, row);
+    *from_debug = true;
+    result = Compile(frame, nregs, row, end);
     free(frame);
   }
   return result;

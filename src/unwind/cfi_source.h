@@ -2,7 +2,8 @@
 // runtime image's .eh_frame (indexed by .eh_frame_hdr when present; what the program
 // itself unwinds with), then the debug file's .debug_frame for pcs .eh_frame does not
 // cover (perf's libunwind order). Both are opened on first use. FindRow compiles the
-// row covering a pc into a CfiRow (cfi_row.h), which the unwinder caches.
+// row covering a pc into a CfiRow (cfi_row.h), kept for the pcs of its range; the
+// unwinder caches pointers to kept rows.
 //
 // Address space: `dso_vaddr`, the link-time address CFI is written in
 // (DsoModule::ToDsoVaddr of the file offset Map::MapIp gives). Example: libc mapped at
@@ -15,6 +16,8 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -45,12 +48,23 @@ class CfiSource {
   CfiSource(const CfiSource&) = delete;
   CfiSource& operator=(const CfiSource&) = delete;
 
-  // Compiles the row covering `dso_vaddr` for an arch with `nregs` tracked registers
-  // into *row. Thread-safe. Each (dso_vaddr, nregs) is looked up in libdw once: the
-  // result is kept (at most kMaxKeptRows rows, ~1.3 KB each), so that the unwinders'
-  // own caches (one per thread, direct-mapped) miss into it, not into libdw.
+  // The row covering `dso_vaddr` for an arch with `nregs` tracked registers.
+  // Thread-safe. `row` points to a row this source keeps (`stable`: valid, unchanged,
+  // as long as the source lives) or, past the keeping limits, to *scratch, which it
+  // filled; nullptr unless found is kFound. Each row is looked up in libdw once and
+  // then serves the pcs of its range that are looked up later, so the
+  // unwinders' own caches (one per thread, direct-mapped, of pointers) miss into a
+  // map, not into libdw. At most kMaxKeptRows rows (~1.1 KB each) and kMaxKeptPcs pcs.
+  struct Lookup {
+    CfiFind found = CfiFind::kNoCfi;
+    const CfiRow* row = nullptr;
+    bool stable = false;
+  };
+  Lookup Find(uint64_t dso_vaddr, int nregs, CfiRow* scratch) const;
+  // Find, copied into *row.
   CfiFind FindRow(uint64_t dso_vaddr, int nregs, CfiRow* row) const;
   static constexpr size_t kMaxKeptRows = 16384;
+  static constexpr size_t kMaxKeptPcs = size_t{1} << 17;
 
  private:
   struct Section {
@@ -60,18 +74,32 @@ class CfiSource {
     Dwarf_CFI_s* cfi = nullptr;
     bool opened = false;
   };
-  void OpenEh() const;
-  void OpenDebug() const;
-  CfiFind FindRowInLibdw(uint64_t dso_vaddr, int nregs, CfiRow* row) const;  // mu_ held
-
+  // A compiled row and the pcs known to have it: [start, end), start the lowest pc it
+  // was looked up for, end where the next row starts (start == end: only the pc it was
+  // looked up for, when libdw gave no usable end).
   struct Kept {
     CfiFind found;
+    bool from_debug;  // the row is .debug_frame's (else .eh_frame's)
+    uint64_t start, end;
     CfiRow row;
   };
+  struct PcEntry {
+    CfiFind found;
+    const Kept* kept;  // nullptr for a result without a row
+  };
+  void OpenEh() const;
+  void OpenDebug() const;
+  // libdw's answer for dso_vaddr into *row, with the end of the row's range and
+  // which section it came from; mu_ held.
+  CfiFind FindRowInLibdw(uint64_t dso_vaddr, int nregs, CfiRow* row, uint64_t* end, bool* from_debug) const;
+
   std::string runtime_path_, debug_path_;
   mutable std::mutex mu_;
   mutable Section eh_, debug_;  // guarded by mu_
-  mutable std::unordered_map<uint64_t, std::unique_ptr<Kept>> kept_;  // (dso_vaddr, nregs); guarded by mu_
+  // All guarded by mu_; kept_ is a deque so that rows never move.
+  mutable std::deque<Kept> kept_;
+  mutable std::map<std::pair<int, uint64_t>, Kept*> by_end_;  // (nregs, end) of a ranged kept row
+  mutable std::unordered_map<uint64_t, PcEntry> by_pc_;               // (dso_vaddr, nregs) looked up
 };
 
 // The CfiSource of each DsoModule, created on first use and kept as long as this

@@ -241,21 +241,32 @@ class Unwinder::MapsFinder : public RowFinder {
                      (64 - kRowBits);
     RowSlot& slot = rows_[h];
     if (slot.source != src.source || slot.dso_vaddr != *dso_vaddr || slot.nregs != nregs) {
+      const CfiSource::Lookup l = src.source->Find(*dso_vaddr, nregs, &scratch_);
+      if (!l.stable) {  // past the source's limits: a row in scratch_, for this frame only
+        slot.source = nullptr;
+        if (l.found == CfiFind::kFound) return l.row;
+        return NoRow(l.found, why);
+      }
       slot.source = src.source;
       slot.dso_vaddr = *dso_vaddr;
       slot.nregs = nregs;
-      slot.found = src.source->FindRow(*dso_vaddr, nregs, &slot.row);
+      slot.found = l.found;
+      slot.row = l.row;
     }
-    switch (slot.found) {
-      case CfiFind::kFound: return &slot.row;
-      case CfiFind::kNoImage: *why = UnwindStop::kNoImage; break;
+    if (slot.found == CfiFind::kFound) return slot.row;
+    return NoRow(slot.found, why);
+  }
+
+ private:
+  static const CfiRow* NoRow(CfiFind found, UnwindStop* why) {
+    switch (found) {
+      case CfiFind::kFound:
       case CfiFind::kNoCfi: *why = UnwindStop::kNoCfi; break;
+      case CfiFind::kNoImage: *why = UnwindStop::kNoImage; break;
       case CfiFind::kUnsupported: *why = UnwindStop::kBadCfi; break;
     }
     return nullptr;
   }
-
- private:
   struct Source {
     const Dso* dso = nullptr;
     const DsoModule* module = nullptr;
@@ -266,9 +277,9 @@ class Unwinder::MapsFinder : public RowFinder {
     uint64_t dso_vaddr = 0;
     int nregs = 0;
     CfiFind found = CfiFind::kNoCfi;
-    CfiRow row;
+    const CfiRow* row = nullptr;  // kept by `source`
   };
-  static constexpr int kRowBits = 11;
+  static constexpr int kRowBits = 13;  // 8K slots of 32 bytes
   static constexpr size_t kRowSlots = size_t{1} << kRowBits;
   static constexpr size_t kSourceSlots = 256;
 
@@ -287,6 +298,7 @@ class Unwinder::MapsFinder : public RowFinder {
   uint64_t last_maps_id_ = 0, last_generation_ = 0;
   const Map* last_map_ = nullptr;
   std::vector<RowSlot> rows_;  // direct-mapped, allocated once
+  CfiRow scratch_;             // a row the source did not keep
   std::array<Source, kSourceSlots> source_slots_{};
 };
 

@@ -107,5 +107,77 @@ TEST(CfiSource, CompressedDebugFrameOfTheDebugFile) {
 #endif
 }
 
+// Rows are kept for the pcs from the one looked up to where the next row starts, and
+// shared by later lookups there. libdw's row start is not trusted: after
+// DW_CFA_restore_state it is the remembered row's start (elfutils 0.188), so trusting
+// it would give the restored row (CFA rsp+80) to the epilogue's pcs (rsp+16) below.
+TEST(CfiSource, RowsServeTheirRangeAndNotBelowARestoredRow) {
+#if defined(__x86_64__)
+  char tmpl[] = "/tmp/perflens-cfi-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  const std::string asm_path = dir + "/f.s", so = dir + "/f.so";
+  {
+    FILE* f = std::fopen(asm_path.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs(
+        ".text\n.globl f\n.type f,@function\nf:\n.cfi_startproc\n"
+        "  push %rbx\n.cfi_def_cfa_offset 16\n"
+        "  sub $64, %rsp\n.cfi_def_cfa_offset 80\n"
+        ".globl body_a\nbody_a:\n  nop\n  nop\n.globl body_b\nbody_b:\n  nop\n  test %rdi, %rdi\n  je restored\n"
+        ".cfi_remember_state\n"
+        "  add $64, %rsp\n.cfi_def_cfa_offset 16\n"
+        ".globl epilogue\nepilogue:\n  nop\n  nop\n  pop %rbx\n.cfi_def_cfa_offset 8\n  ret\n"
+        ".cfi_restore_state\n"
+        ".globl restored\nrestored:\n  nop\n  nop\n  add $64, %rsp\n  pop %rbx\n  ret\n"
+        ".cfi_endproc\n.size f, .-f\n",
+        f);
+    std::fclose(f);
+  }
+  if (std::system(("cc -shared -nostdlib -o " + so + " " + asm_path + " >/dev/null 2>&1").c_str()) != 0) {
+    std::system(("rm -rf " + dir).c_str());
+    GTEST_SKIP() << "no assembler";
+  }
+  std::string out;
+  if (FILE* p = popen(("nm " + so).c_str(), "r")) {
+    char buf[256];
+    while (std::fgets(buf, sizeof buf, p)) out += buf;
+    pclose(p);
+  }
+  auto addr = [&](const std::string& name) {
+    const size_t at = out.find(" T " + name + "\n");
+    return at == std::string::npos ? 0 : std::strtoull(out.c_str() + out.rfind('\n', at) + 1, nullptr, 16);
+  };
+  const uint64_t body_a = addr("body_a"), body_b = addr("body_b"), epilogue = addr("epilogue"),
+                 restored = addr("restored");
+  ASSERT_TRUE(body_a && body_b && epilogue && restored) << out;
+  CfiSource src(so, "");
+  CfiRow scratch;
+  // The restored row first, then a pc of the epilogue below it.
+  const CfiSource::Lookup at_restored = src.Find(restored + 1, 17, &scratch);
+  const CfiSource::Lookup at_epilogue = src.Find(epilogue + 1, 17, &scratch);
+  // body_b, then body_a below it in the same row: one kept row serves both, and again
+  // body_b + 1 without libdw.
+  const CfiSource::Lookup at_b = src.Find(body_b, 17, &scratch);
+  const CfiSource::Lookup at_a = src.Find(body_a, 17, &scratch);
+  const CfiSource::Lookup at_b1 = src.Find(body_b + 1, 17, &scratch);
+  std::system(("rm -rf " + dir).c_str());
+  ASSERT_EQ(at_restored.found, CfiFind::kFound);
+  ASSERT_EQ(at_epilogue.found, CfiFind::kFound);
+  EXPECT_EQ(at_restored.row->cfa_offset, 80);
+  EXPECT_EQ(at_epilogue.row->cfa_offset, 16);
+  ASSERT_EQ(at_b.found, CfiFind::kFound);
+  ASSERT_EQ(at_a.found, CfiFind::kFound);
+  ASSERT_EQ(at_b1.found, CfiFind::kFound);
+  EXPECT_TRUE(at_b.stable && at_a.stable && at_b1.stable);
+  EXPECT_EQ(at_b.row->cfa_offset, 80);
+  EXPECT_EQ(at_a.row, at_b.row) << "one kept row for the pcs of one CFI row";
+  EXPECT_EQ(at_b1.row, at_b.row);
+  EXPECT_NE(at_a.row, &scratch);
+#else
+  GTEST_SKIP() << "x86_64 expectations";
+#endif
+}
+
 }  // namespace
 }  // namespace perflens
