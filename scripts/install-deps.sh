@@ -12,7 +12,8 @@ PACKAGES=(
   clang libclang-rt-14-dev          # libFuzzer targets and sanitizer runtimes
   libelf-dev libdw-dev              # ELF/DWARF symbolization
   elfutils                          # eu-addr2line: the inline-frame tests' oracle
-  libzstd-dev zstd                  # PERF_RECORD_COMPRESSED
+  libzstd-dev zstd                  # PERF_RECORD_COMPRESSED; zstd-compressed debug sections
+  libdeflate-dev                    # zlib-compressed debug sections, ~3x zlib's inflate
   libfmt-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libprotobuf-dev protobuf-compiler # pprof export

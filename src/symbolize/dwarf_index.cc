@@ -278,7 +278,7 @@ bool UnreadByTheIndex(std::string_view name) {
 Result<std::unique_ptr<DwarfIndex>> DwarfIndex::Open(const std::string& path, SymbolAt symbol_at, Options options) {
   auto opened = OpenRegularFile(path);
   if (!opened.ok()) return opened.error();
-  const int fd = *opened;
+  int fd = *opened;
   // A private writable mapping, so that the debug sections the index never reads can be
   // hidden from libdw (symbolize/elf_sections.h): .debug_loclists alone is a seventh of
   // libc6-dbg's inflated bytes.
@@ -287,17 +287,33 @@ Result<std::unique_ptr<DwarfIndex>> DwarfIndex::Open(const std::string& path, Sy
     close(fd);
     return Err("{}: not ELF ({})", path, elf_errmsg(-1));
   }
-  HideCompressedSections(elf, UnreadByTheIndex);
-  InflateDebugSections(elf);
+  // The sections the index reads, inflated into an image of their own (libdeflate,
+  // libzstd); a file the image cannot stand for is read as it is, through libelf.
+  std::unique_ptr<char[]> image;
+  if (auto inflated = InflatedDebugImage(elf, [](std::string_view name) { return !UnreadByTheIndex(name); });
+      inflated.ok()) {
+    if (Elf* in_memory = elf_memory(inflated->bytes.get(), inflated->size)) {
+      elf_end(elf);
+      close(fd);
+      fd = -1;
+      elf = in_memory;
+      image = std::move(inflated->bytes);
+    }
+  }
+  if (!image) {
+    HideCompressedSections(elf, UnreadByTheIndex);
+    InflateDebugSections(elf);
+  }
   Dwarf* dw = dwarf_begin_elf(elf, DWARF_C_READ, nullptr);
   if (!dw) {
     elf_end(elf);
-    close(fd);
+    if (fd >= 0) close(fd);
     return Err("{}: no DWARF ({})", path, dwarf_errmsg(-1));
   }
   std::unique_ptr<DwarfIndex> index(new DwarfIndex());
   index->fd_ = fd;
   index->elf_ = elf;
+  index->image_ = std::move(image);
   index->dwarf_ = dw;
   index->options_ = options;
   index->symbol_at_ = std::move(symbol_at);

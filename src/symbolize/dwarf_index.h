@@ -101,8 +101,9 @@ class DwarfIndex {
 
   Options options_;
   SymbolAt symbol_at_;
-  int fd_ = -1;
-  Elf* elf_ = nullptr;         // the Dwarf's ELF (ours: sections were hidden from libdw)
+  int fd_ = -1;                 // -1 when elf_ is an image
+  Elf* elf_ = nullptr;         // the Dwarf's ELF: an image of the inflated sections, or the file
+  std::unique_ptr<char[]> image_;  // elf_'s bytes when it is an image (InflatedDebugImage)
   Dwarf* dwarf_ = nullptr;     // used only under mu_
   std::vector<CuRange> ranges_;  // sorted by lo
   std::vector<std::unique_ptr<Cu>> cus_;
