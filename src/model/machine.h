@@ -57,6 +57,12 @@ class Machine {
   // perf's machine__findnew_thread: threads of one process share the leader's Maps.
   Thread* FindOrCreateThread(uint32_t pid, uint32_t tid);
   Thread* FindThread(uint32_t tid) const;
+  // FindThread without its cache: nothing written, so any number of threads may call it
+  // while no thread changes the model.
+  const Thread* LookupThread(uint32_t tid) const {
+    auto it = threads_.find(tid);
+    return it == threads_.end() ? nullptr : it->second;
+  }
 
   // The map holding `ip` for a sample of `thread` in `cpumode` (kernel maps for kernel
   // cpumode, the process maps for user), or nullptr. Hypervisor/guest → nullptr.

@@ -99,6 +99,14 @@ class Session::Pipeline {
     full_.pop_front();
     return b;
   }
+  // Consumer: the next full batch if one is ready, else nullptr at once.
+  B* TryTakeFull() {
+    std::lock_guard lock(m_);
+    if (full_.empty()) return nullptr;
+    B* b = full_.front();
+    full_.pop_front();
+    return b;
+  }
   void Recycle(B* b) {
     b->clear();
     {
@@ -255,13 +263,16 @@ Status Session::Run() {
     }
   }
   if (read_thread.joinable()) {
-    while (ReadBatch* rb = read_pipeline_->TakeFull()) {
-      HandleReadBatch(*rb);
+    for (ReadBatch* rb = read_pipeline_->TakeFull(); rb;) {
+      ReadBatch* next = nullptr;  // taken early by HandleReadBatch to unwind its first run
+      HandleReadBatch(*rb, &next);
       // The bytes well before this batch's records are done with: give their pages
       // back (records the ordering queue delivers later from there read them again).
-      const uint64_t lowest = rb->lowest_offset;  // found by the reading thread as it filled the batch
+      // Found by the reading thread as it filled the batches.
+      const uint64_t lowest = next ? std::min(rb->lowest_offset, next->lowest_offset) : rb->lowest_offset;
       if (lowest != UINT64_MAX && lowest > kReorderSlack) file_->DropProcessedBytes(lowest - kReorderSlack);
       read_pipeline_->Recycle(rb);
+      rb = next ? next : read_pipeline_->TakeFull();
     }
     read_thread.join();
   } else {
@@ -283,7 +294,7 @@ Status Session::Run() {
   return st;
 }
 
-void Session::HandleReadBatch(const ReadBatch& rb) {
+void Session::HandleReadBatch(const ReadBatch& rb, ReadBatch** next_batch) {
   // The records come cold from the reading thread's core: fetch a few ahead.
   const std::vector<RecordView>& recs = rb.records;
   if (!coalesce_) {
@@ -302,7 +313,7 @@ void Session::HandleReadBatch(const ReadBatch& rb) {
       return true;
     };
     // Records [begin, end) in order; with `ahead`, their samples were unwound ahead.
-    auto process = [&](size_t begin, size_t end, bool ahead) {
+    auto process = [&](size_t begin, size_t end, const AheadRun* ahead) {
       for (size_t i = begin; i < end; ++i) {
         if (i + kPrefetchAhead < end) __builtin_prefetch(recs[i + kPrefetchAhead].data);
         const RecordView& r = recs[i];
@@ -323,24 +334,37 @@ void Session::HandleReadBatch(const ReadBatch& rb) {
           next_ok = decode(recs[i + 1], next, &next_ev);
           next_index = i + 1;
         }
-        current_ahead_ = ahead && unwound_ahead_[i].valid ? &unwound_ahead_[i] : nullptr;
+        current_ahead_ = ahead && ahead->results[i].valid ? &ahead->results[i] : nullptr;
         if (ok) ProcessDecoded(*cur, *ev, r.perf_data_offset);
         current_ahead_ = nullptr;
       }
     };
     if (!unwind_ahead_) {
-      process(0, recs.size(), false);
+      process(0, recs.size(), nullptr);
       return;
     }
     // Runs of records that change no maps: their samples' stacks are unwound on all
     // cores first, then everything is processed in order, the model-changing record
-    // that ends the run last.
+    // that ends the run last. The next batch's first run is unwound on the helpers
+    // while this batch's last run is processed, when nothing in it changes the model.
     for (size_t begin = 0; begin < recs.size();) {
-      size_t end = begin;
-      while (end < recs.size() && (recs[end].type == kRecordSample || !Machine::ChangesModel(recs[end].type))) ++end;
-      UnwindAhead(recs, begin, end);
+      const size_t end = RunEnd(recs, begin);
+      AheadRun& run = ahead_[ahead_current_];
+      if (!(run.started && run.recs == &recs && run.begin == begin && run.end == end))
+        StartUnwindAhead(run, recs, begin, end);
+      FinishUnwindAhead(run);
       const size_t stop = std::min(end + 1, recs.size());
-      process(begin, stop, true);
+      bool next_started = false;
+      if (next_batch && end == recs.size() && !run.changes_threads.load(std::memory_order_relaxed) && read_pipeline_) {
+        if ((*next_batch = read_pipeline_->TryTakeFull())) {
+          const std::vector<RecordView>& next_recs = (*next_batch)->records;
+          StartUnwindAhead(ahead_[1 - ahead_current_], next_recs, 0, RunEnd(next_recs, 0));
+          next_started = true;
+        }
+      }
+      process(begin, stop, &run);
+      run.started = false;
+      if (next_started) ahead_current_ = 1 - ahead_current_;
       begin = stop;
     }
     return;
@@ -533,14 +557,29 @@ UnwindInput Session::MakeUnwindInput(const Sample& s, const Evsel& evsel) const 
   return in;
 }
 
-void Session::UnwindAhead(const std::vector<RecordView>& recs, size_t begin, size_t end) {
+size_t Session::RunEnd(const std::vector<RecordView>& recs, size_t begin) {
+  size_t end = begin;
+  while (end < recs.size() && (recs[end].type == kRecordSample || !Machine::ChangesModel(recs[end].type))) ++end;
+  return end;
+}
+
+void Session::StartUnwindAhead(AheadRun& run, const std::vector<RecordView>& recs, size_t begin, size_t end) {
   constexpr size_t kMinJobs = 16;  // fewer: not worth waking the helpers
-  ahead_jobs_.clear();
+  run.recs = &recs;
+  run.begin = begin;
+  run.end = end;
+  run.started = true;
+  run.jobs.clear();
   for (size_t i = begin; i < end; ++i)
-    if (recs[i].type == kRecordSample) ahead_jobs_.push_back(i);
-  if (unwound_ahead_.size() < recs.size()) unwound_ahead_.resize(recs.size());
-  for (size_t i = begin; i < end; ++i) unwound_ahead_[i].valid = false;
-  if (ahead_jobs_.size() < kMinJobs) return;
+    if (recs[i].type == kRecordSample) run.jobs.push_back(i);
+  if (run.results.size() < recs.size()) run.results.resize(recs.size());
+  for (size_t i = begin; i < end; ++i) run.results[i].valid = false;
+  if (run.jobs.size() < kMinJobs) {
+    run.jobs.clear();
+    run.changes_threads.store(true, std::memory_order_relaxed);  // not looked at: assume it does
+    return;
+  }
+  run.changes_threads.store(false, std::memory_order_relaxed);
   if (!unwind_pool_) {
     const size_t cores = std::max(2u, std::thread::hardware_concurrency());
     unwind_pool_ = std::make_unique<WorkerPool>(std::min<size_t>(cores - 1, 15));
@@ -548,21 +587,32 @@ void Session::UnwindAhead(const std::vector<RecordView>& recs, size_t begin, siz
       pool_unwinders_.push_back(std::make_unique<Unwinder>(symbolizer_.get(), cfi_sources_.get()));
     pool_samples_.resize(unwind_pool_->workers());
   }
-  // Read-only on the model: no record is applied until Run returns. A sample whose
-  // thread does not exist yet, or that does not decode, is left to ChainFor.
-  unwind_pool_->Run(ahead_jobs_.size(), [&](size_t worker, size_t j) {
-    UnwoundAhead& a = unwound_ahead_[ahead_jobs_[j]];
+  // Read-only on the model, which nothing changes until FinishUnwindAhead returns and
+  // the run is processed: this batch's records before `begin` are processed, and the
+  // records processed meanwhile change no maps and create no thread (AheadRun). Threads
+  // are looked up without the model's cache, which the resolving thread writes. A
+  // sample whose thread does not exist yet, or that does not decode, is left to ChainFor.
+  unwind_pool_->Start(run.jobs.size(), [this, &run](size_t worker, size_t j) {
+    const size_t index = run.jobs[j];
+    UnwoundAhead& a = run.results[index];
     Sample& s = pool_samples_[worker];
     const Evsel* ev = nullptr;
-    if (file_->ParseSample(recs[ahead_jobs_[j]], &s, &ev) != SampleError::kNone || !ev || !NeedsUnwind(*ev)) return;
-    const Thread* thread = machine_->FindThread(s.tid);
-    if (!thread) return;
+    if (file_->ParseSample((*run.recs)[index], &s, &ev) != SampleError::kNone || !ev) return;
+    // What processing it will do to the threads (Machine::FindOrCreateThread).
+    const Thread* thread = machine_->LookupThread(s.tid);
+    if (!thread || (thread->pid() == UINT32_MAX && s.pid != UINT32_MAX))
+      run.changes_threads.store(true, std::memory_order_relaxed);
+    if (!thread || !NeedsUnwind(*ev)) return;
     a.thread = thread;
     a.ips.clear();
     a.stop = pool_unwinders_[worker]->Unwind(MakeUnwindInput(s, *ev), machine_->MapsFor(thread, kMiscUser),
                                              options_.max_stack, &a.ips);
     a.valid = true;
   });
+}
+
+void Session::FinishUnwindAhead(AheadRun& run) {
+  if (!run.jobs.empty()) unwind_pool_->Finish();
 }
 
 U64Array Session::ChainFor(const Sample& s, const Evsel& evsel, const Thread* thread, uint64_t perf_data_offset,

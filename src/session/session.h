@@ -243,7 +243,9 @@ class Session {
   };
 
   Session() = default;
-  void HandleReadBatch(const ReadBatch& rb);
+  // `next`: where to take the following batch early when its first run may be unwound
+  // while this one's last is processed (nullptr: never; *next stays nullptr when not).
+  void HandleReadBatch(const ReadBatch& rb, ReadBatch** next_batch = nullptr);
   void HandleRecord(const RecordView& r);
   void ProcessSample(const RecordView& r);
   // A decoded sample of `evsel` (the record at `perf_data_offset`): resolved and delivered.
@@ -296,7 +298,7 @@ class Session {
   // with its row cache, and the merged chain (native byte order), reused.
   std::unique_ptr<CfiSources> cfi_sources_;  // set in Open, never replaced
   std::unique_ptr<Unwinder> unwinder_;
-  // Unwinding ahead on every core (UnwindAhead): for the samples of a run of records
+  // Unwinding ahead on every core (StartUnwindAhead): for the samples of a run of records
   // that changes no maps, the unwound user part by record index in the read batch,
   // computed by the pool's workers (each with its own Unwinder) before the records are
   // processed in order; ChainFor takes it instead of unwinding. Same frames, same
@@ -307,12 +309,29 @@ class Session {
     UnwindStop stop = UnwindStop::kComplete;
     bool valid = false;
   };
-  void UnwindAhead(const std::vector<RecordView>& recs, size_t begin, size_t end);
+  // One run of records unwound ahead: started on the pool's helpers (StartUnwindAhead),
+  // finished with the resolving thread's help (FinishUnwindAhead) before its records
+  // are processed. The run after the last one of a batch is started while that one is
+  // processed, when the processing cannot change what the helpers read: no record of
+  // it changes the model (runs end before those) and no sample of it creates a thread
+  // or teaches one its pid (`changes_threads`, found by the helpers).
+  struct AheadRun {
+    const std::vector<RecordView>* recs = nullptr;
+    size_t begin = 0, end = 0;
+    std::vector<size_t> jobs;           // record indexes of the samples
+    std::vector<UnwoundAhead> results;  // by record index; valid only in [begin, end)
+    std::atomic<bool> changes_threads{false};
+    bool started = false;
+  };
+  void StartUnwindAhead(AheadRun& run, const std::vector<RecordView>& recs, size_t begin, size_t end);
+  void FinishUnwindAhead(AheadRun& run);
+  // The end of the run of records from `begin` that change no model.
+  static size_t RunEnd(const std::vector<RecordView>& recs, size_t begin);
   bool NeedsUnwind(const Evsel& evsel) const;
   UnwindInput MakeUnwindInput(const Sample& s, const Evsel& evsel) const;
   bool unwind_ahead_ = false;  // Open: threads allowed, several cores, a dwarf evsel with chains
-  std::vector<UnwoundAhead> unwound_ahead_;
-  std::vector<size_t> ahead_jobs_;
+  AheadRun ahead_[2];
+  size_t ahead_current_ = 0;  // ahead_[ahead_current_]: the run being processed
   const UnwoundAhead* current_ahead_ = nullptr;  // of the sample being processed, if any
   std::unique_ptr<WorkerPool> unwind_pool_;
   std::vector<std::unique_ptr<Unwinder>> pool_unwinders_;

@@ -65,4 +65,34 @@ void WorkerPool::Run(size_t n, const std::function<void(size_t, size_t)>& fn) {
   done_cv_.wait(lock, [&] { return busy_ == 0; });
 }
 
+void WorkerPool::Start(size_t n, std::function<void(size_t, size_t)> fn) {
+  started_ = true;
+  started_fn_ = std::move(fn);
+  if (threads_.empty() || n == 0) {  // Finish does it all
+    fn_ = &started_fn_;
+    n_ = n;
+    next_.store(0, std::memory_order_relaxed);
+    return;
+  }
+  {
+    std::lock_guard lock(m_);
+    fn_ = &started_fn_;
+    n_ = n;
+    next_.store(0, std::memory_order_relaxed);
+    busy_ = threads_.size();
+    ++generation_;
+  }
+  start_cv_.notify_all();
+}
+
+void WorkerPool::Finish() {
+  if (!started_) return;
+  started_ = false;
+  Work(0);
+  if (!threads_.empty()) {
+    std::unique_lock lock(m_);
+    done_cv_.wait(lock, [&] { return busy_ == 0; });
+  }
+}
+
 }  // namespace perflens

@@ -2,10 +2,12 @@
 // caller — the session's way of unwinding the samples of one model state on every core
 // (the samples are independent once the maps they were taken in are fixed).
 //
-// Threads: Run is called from one thread at a time (the resolving thread); `fn` runs on
-// that thread (worker 0) and on the helpers (1..helpers), each index exactly once, and
-// Run returns after the last call has returned, so what `fn` wrote is visible to the
-// caller then. The helpers wait on a condition variable between runs.
+// Threads: Run (or Start and Finish) is called from one thread at a time (the resolving
+// thread); `fn` runs on that thread (worker 0) and on the helpers (1..helpers), each
+// index exactly once, and Run (Finish) returns after the last call has returned, so
+// what `fn` wrote is visible to the caller then. Between Start and Finish the helpers
+// work while the caller does something else. The helpers wait on a condition variable
+// between runs.
 #pragma once
 
 #include <atomic>
@@ -33,6 +35,11 @@ class WorkerPool {
   // Calls fn(worker, i) once for every i in [0, n), on all workers, and returns when
   // every call has returned.
   void Run(size_t n, const std::function<void(size_t worker, size_t i)>& fn);
+  // Run in two halves: Start hands [0, n) to the helpers and returns at once; Finish
+  // takes the indexes still left on the caller (worker 0) and returns when every call
+  // has returned. Every Start is followed by one Finish before the next Start or Run.
+  void Start(size_t n, std::function<void(size_t worker, size_t i)> fn);
+  void Finish();
 
  private:
   void Work(size_t worker);
@@ -46,6 +53,8 @@ class WorkerPool {
   bool stop_ = false;
   // The current run; written under m_ before generation_ moves.
   const std::function<void(size_t, size_t)>* fn_ = nullptr;
+  std::function<void(size_t, size_t)> started_fn_;  // Start's (fn_ points to it)
+  bool started_ = false;
   size_t n_ = 0;
   std::atomic<size_t> next_{0};
 };

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iterator>
 
 #include <string>
@@ -46,6 +47,52 @@ struct Chains : SampleConsumer {
     chains.push_back(text);
   }
 };
+
+// tiny.data with its data section rebuilt: edit(type, record, &data) sees each record
+// in order and appends what it wants in its place; the header's data size and the
+// feature table's offsets follow.
+std::vector<uint8_t> RebuiltTiny(
+    const std::function<void(uint32_t type, std::vector<uint8_t> rec, std::vector<uint8_t>* data)>& edit) {
+  std::ifstream in(Testdata() + "/tiny.data", std::ios::binary);
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_GT(bytes.size(), 104u);
+  if (bytes.size() <= 104) return bytes;
+  auto u64 = [&](size_t at) {
+    uint64_t v;
+    std::memcpy(&v, bytes.data() + at, 8);
+    return v;
+  };
+  auto put64 = [&](size_t at, uint64_t v) { std::memcpy(bytes.data() + at, &v, 8); };
+  // perf_file_header: data {offset, size} at 40; the feature table follows the data.
+  const uint64_t data_offset = u64(40), data_size = u64(48);
+  std::vector<uint8_t> data;
+  for (size_t at = data_offset; at + 8 <= data_offset + data_size;) {
+    uint32_t type;
+    uint16_t size;
+    std::memcpy(&type, bytes.data() + at, 4);
+    std::memcpy(&size, bytes.data() + at + 6, 2);
+    EXPECT_GE(size, 8u);
+    if (size < 8) break;
+    edit(type,
+         std::vector<uint8_t>(bytes.begin() + static_cast<std::ptrdiff_t>(at),
+                              bytes.begin() + static_cast<std::ptrdiff_t>(at + size)),
+         &data);
+    at += size;
+  }
+  const int64_t delta = static_cast<int64_t>(data.size()) - static_cast<int64_t>(data_size);
+  std::vector<uint8_t> rest(bytes.begin() + static_cast<std::ptrdiff_t>(data_offset + data_size), bytes.end());
+  bytes.resize(data_offset);
+  bytes.insert(bytes.end(), data.begin(), data.end());
+  bytes.insert(bytes.end(), rest.begin(), rest.end());
+  put64(48, data.size());
+  int features = 0;
+  for (size_t i = 72; i < 104; ++i) features += __builtin_popcount(bytes[i]);
+  for (int f = 0; f < features; ++f) {
+    const size_t entry = data_offset + data.size() + 16 * static_cast<size_t>(f);
+    put64(entry, u64(entry) + static_cast<uint64_t>(delta));
+  }
+  return bytes;
+}
 
 class DwarfUnwindTest : public ::testing::Test {
  protected:
@@ -108,7 +155,7 @@ TEST_F(DwarfUnwindTest, UnwindsThroughTheProgramAsPerf) {
 }
 
 // With threads the samples of a run that changes no maps are unwound on all cores
-// ahead of their processing (Session::UnwindAhead); the chains and the counters are
+// ahead of their processing (Session::StartUnwindAhead); the chains and the counters are
 // those of one thread, in the same order.
 TEST_F(DwarfUnwindTest, SameChainsOnOneThreadAndOnAllCores) {
   for (bool on_demand : {false, true}) {
@@ -185,42 +232,22 @@ TEST_F(DwarfUnwindTest, NoArchFeatureMeansThisMachinesArch) {
 // rows are all the pool's caches hold) and sample 2 moved to an unknown thread, then a
 // COMM record, then run 2, samples 3.. (pcs not seen before, so the CfiSources are used).
 TEST_F(DwarfUnwindTest, OnDemandUnwindBetweenRunsUnwoundAhead) {
-  std::ifstream in(Testdata() + "/tiny.data", std::ios::binary);
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  ASSERT_GT(bytes.size(), 104u);
-  auto u64 = [&](size_t at) {
-    uint64_t v;
-    std::memcpy(&v, bytes.data() + at, 8);
-    return v;
-  };
-  auto put64 = [&](size_t at, uint64_t v) { std::memcpy(bytes.data() + at, &v, 8); };
-  // perf_file_header: data {offset, size} at 40; the feature table follows the data.
   // Sample 0 (alone among the MMAP2s, it would be unwound on demand before any run)
   // is left out.
-  const uint64_t data_offset = u64(40), data_size = u64(48);
-  std::vector<uint8_t> data;
   int sample = -1;
-  for (size_t at = data_offset; at + 8 <= data_offset + data_size;) {
-    uint32_t type;
-    uint16_t size;
-    std::memcpy(&type, bytes.data() + at, 4);
-    std::memcpy(&size, bytes.data() + at + 6, 2);
-    ASSERT_GE(size, 8u);
-    std::vector<uint8_t> rec(bytes.begin() + static_cast<std::ptrdiff_t>(at),
-                             bytes.begin() + static_cast<std::ptrdiff_t>(at + size));
-    at += size;
+  std::vector<uint8_t> bytes = RebuiltTiny([&](uint32_t type, std::vector<uint8_t> rec, std::vector<uint8_t>* data) {
     if (type != 9) {
-      data.insert(data.end(), rec.begin(), rec.end());
-      continue;
+      data->insert(data->end(), rec.begin(), rec.end());
+      return;
     }
-    if (++sample == 0) continue;
+    if (++sample == 0) return;
     const int copies = sample == 1 ? 16 : 1;
     // Sample layout (IP|TID|TIME|...): header, ip, pid, tid, time.
     if (sample == 2) {
       const uint32_t unknown[2] = {99, 99};
       std::memcpy(rec.data() + 16, unknown, 8);
     }
-    for (int i = 0; i < copies; ++i) data.insert(data.end(), rec.begin(), rec.end());
+    for (int i = 0; i < copies; ++i) data->insert(data->end(), rec.begin(), rec.end());
     if (sample == 2) {
       std::vector<uint8_t> comm(40, 0);  // header, pid, tid, "tiny\0" padded, sample_id (pid, tid, time)
       const uint32_t header[2] = {3, 40u << 16};
@@ -233,22 +260,10 @@ TEST_F(DwarfUnwindTest, OnDemandUnwindBetweenRunsUnwoundAhead) {
       std::memcpy(&time, rec.data() + 24, 8);
       ++time;
       std::memcpy(comm.data() + 32, &time, 8);
-      data.insert(data.end(), comm.begin(), comm.end());
+      data->insert(data->end(), comm.begin(), comm.end());
     }
-  }
+  });
   ASSERT_EQ(sample, 78);
-  const int64_t delta = static_cast<int64_t>(data.size()) - static_cast<int64_t>(data_size);
-  std::vector<uint8_t> rest(bytes.begin() + static_cast<std::ptrdiff_t>(data_offset + data_size), bytes.end());
-  bytes.resize(data_offset);
-  bytes.insert(bytes.end(), data.begin(), data.end());
-  bytes.insert(bytes.end(), rest.begin(), rest.end());
-  put64(48, data.size());
-  int features = 0;
-  for (size_t i = 72; i < 104; ++i) features += __builtin_popcount(bytes[i]);
-  for (int f = 0; f < features; ++f) {
-    const size_t entry = data_offset + data.size() + 16 * static_cast<size_t>(f);
-    put64(entry, u64(entry) + static_cast<uint64_t>(delta));
-  }
 
   auto run = [&](bool use_threads, SessionCounters* counters) {
     Chains c;
@@ -278,6 +293,72 @@ TEST_F(DwarfUnwindTest, OnDemandUnwindBetweenRunsUnwoundAhead) {
   for (size_t i = 17; i < b.chains.size(); ++i) through_main += b.chains[i].find("main@") != std::string::npos;
   EXPECT_EQ(through_main, b.chains.size() - 17);
   EXPECT_EQ(b.chains[16].find("main@"), std::string::npos) << "thread 99 has no maps: " << b.chains[16];
+}
+
+// Many read batches (tiny.data's samples 100 times over, ~8K records of 1.1 KB: a batch
+// ends at 4 MiB of records): the next batch's first run is unwound on the helpers while
+// this batch's last run is processed (Session::HandleReadBatch). One sample of an
+// unknown thread in the middle creates that thread as it is processed, which the
+// helpers must not see happen: the batch after it is not unwound early. Chains and
+// counters are those of one thread, in both delivery modes.
+TEST_F(DwarfUnwindTest, SameChainsWhenTheNextBatchIsUnwoundDuringThisOne) {
+  constexpr int kRepeats = 100;
+  std::vector<std::vector<uint8_t>> samples;
+  RebuiltTiny([&](uint32_t type, std::vector<uint8_t> rec, std::vector<uint8_t>*) {
+    if (type == 9) samples.push_back(std::move(rec));
+  });
+  ASSERT_EQ(samples.size(), 79u);
+  // In place of the first sample, the samples kRepeats times over with rising times.
+  std::vector<uint8_t> repeated;
+  for (int k = 0; k < kRepeats; ++k) {
+    for (size_t i = 0; i < samples.size(); ++i) {
+      std::vector<uint8_t> rec = samples[i];  // header, ip, pid, tid, time, ...
+      uint64_t time;
+      std::memcpy(&time, rec.data() + 24, 8);
+      time += static_cast<uint64_t>(k) * 1000000000ULL;
+      std::memcpy(rec.data() + 24, &time, 8);
+      if (k == kRepeats / 2 && i == 40) {
+        const uint32_t unknown[2] = {99, 99};
+        std::memcpy(rec.data() + 16, unknown, 8);
+      }
+      repeated.insert(repeated.end(), rec.begin(), rec.end());
+    }
+  }
+  const std::vector<uint8_t> bytes = RebuiltTiny([&](uint32_t type, std::vector<uint8_t> rec, std::vector<uint8_t>* data) {
+    if (type != 9) {
+      data->insert(data->end(), rec.begin(), rec.end());
+    } else if (!repeated.empty()) {
+      data->insert(data->end(), repeated.begin(), repeated.end());
+      repeated.clear();
+    }
+  });
+  for (bool on_demand : {false, true}) {
+    SCOPED_TRACE(on_demand ? "on demand" : "eager");
+    auto run = [&](bool use_threads, SessionCounters* counters) {
+      Chains c;
+      auto file = PerfFile::FromBytes(MappedFile::FromBuffer(bytes));
+      EXPECT_TRUE(file.ok()) << file.error().message;
+      if (!file.ok()) return c;
+      SessionOptions o;
+      o.symbolize.symfs = symfs_;
+      o.symbolize.buildid_dir = Testdata() + "/cache";
+      o.needs = {SampleNeeds{true, true, on_demand}};
+      o.use_threads = use_threads;
+      auto session = Session::Open(file->get(), o);
+      session->AddConsumer(&c);
+      EXPECT_TRUE(session->Run().ok());
+      *counters = session->counters();
+      return c;
+    };
+    SessionCounters one, all;
+    Chains a = run(false, &one), b = run(true, &all);
+    ASSERT_EQ(a.chains.size(), samples.size() * kRepeats);
+    EXPECT_EQ(a.chains, b.chains);
+    EXPECT_EQ(one.nr_unwound, all.nr_unwound);
+    for (size_t k = 0; k < static_cast<size_t>(UnwindStop::kCount); ++k)
+      EXPECT_EQ(one.unwind_stops[k], all.unwind_stops[k]) << UnwindStopName(static_cast<UnwindStop>(k));
+    EXPECT_EQ(one.first_unwind_stop_offset, all.first_unwind_stop_offset);
+  }
 }
 
 }  // namespace
