@@ -779,23 +779,25 @@ std::vector<std::string> Session::ProblemLines() const {
     lines.push_back(fmt::format("{:.1f}% ({}/{}) samples in a DSO without a symbol there", pct(c.nr_no_symbol),
                                 c.nr_no_symbol, c.nr_samples));
   c.AppendSummary(&lines);
+  if (std::string line = UnwindStopsLine(); !line.empty()) lines.push_back(std::move(line));
+  return lines;
+}
+
+std::string Session::UnwindStopsLine() const {
+  const auto& c = counters_;
   uint64_t early = 0;
   for (size_t i = 0; i < std::size(c.unwind_stops); ++i)
     if (IsEarlyStop(static_cast<UnwindStop>(i))) early += c.unwind_stops[i];
-  if (early) {
-    std::string reasons;
-    for (size_t i = 0; i < std::size(c.unwind_stops); ++i) {
-      const auto stop = static_cast<UnwindStop>(i);
-      if (!IsEarlyStop(stop) || !c.unwind_stops[i]) continue;
-      reasons += fmt::format("{}{} {}", reasons.empty() ? "" : ", ", c.unwind_stops[i], UnwindStopName(stop));
-    }
-    lines.push_back(fmt::format("{:.1f}% ({}/{}) DWARF-unwound user stacks stopped early: {} (first: SAMPLE at "
-                                "offset {:#x}: {})",
-                                100.0 * static_cast<double>(early) / static_cast<double>(c.nr_unwound), early,
-                                c.nr_unwound, reasons, c.first_unwind_stop_offset,
-                                UnwindStopName(c.first_unwind_stop)));
+  if (!early) return {};
+  std::string reasons;
+  for (size_t i = 0; i < std::size(c.unwind_stops); ++i) {
+    const auto stop = static_cast<UnwindStop>(i);
+    if (!IsEarlyStop(stop) || !c.unwind_stops[i]) continue;
+    reasons += fmt::format("{}{} {}", reasons.empty() ? "" : ", ", c.unwind_stops[i], UnwindStopName(stop));
   }
-  return lines;
+  return fmt::format("{:.1f}% ({}/{}) DWARF-unwound user stacks stopped early: {} (first: SAMPLE at offset {:#x}: {})",
+                     100.0 * static_cast<double>(early) / static_cast<double>(c.nr_unwound), early, c.nr_unwound,
+                     reasons, c.first_unwind_stop_offset, UnwindStopName(c.first_unwind_stop));
 }
 
 }  // namespace perflens

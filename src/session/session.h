@@ -221,6 +221,9 @@ class Session {
   // The summary lines of what could not be resolved (no map, no symbol, symbol-load
   // problems, malformed samples), for the front-ends that print them.
   std::vector<std::string> ProblemLines() const;
+  // The DWARF-unwinding line of ProblemLines: how many unwound user stacks stopped
+  // early, by reason, with the first one's file offset; "" when none did.
+  std::string UnwindStopsLine() const;
 
  private:
   template <typename B>

@@ -415,6 +415,31 @@ void CompareWithPerf(const std::string& record_args, const std::string& script_f
   }
 }
 
+// perflens script says, once, how many DWARF-unwound user stacks stopped early and why,
+// as report does: tiny.data (tests/unwind/testdata) with libc absent from the cache
+// stops every chain at its first libc frame.
+TEST(ScriptSummaryTest, SaysHowManyUnwoundStacksStoppedEarly) {
+  const std::string testdata = std::string(PERFLENS_SOURCE_DIR) + "/tests/unwind/testdata";
+  char tmpl[] = "/tmp/perflens-script-symfs-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  auto file = PerfFile::Open(testdata + "/tiny.data");
+  ASSERT_TRUE(file.ok()) << file.error().message;
+  ScriptOptions options;
+  options.symbolize.symfs = tmpl;
+  options.symbolize.buildid_dir = testdata + "/cache";
+  auto script = Script::Create(file->get(), options);
+  ASSERT_TRUE(script.ok()) << script.error().message;
+  std::string out;
+  ASSERT_TRUE((*script)->Run([&](std::string_view s) { out += s; }).ok());
+  rmdir(tmpl);
+  size_t said = 0;
+  for (const std::string& line : (*script)->SummaryLines())
+    said += line.find("(79/79) DWARF-unwound user stacks stopped early: 79 module without an image (first: SAMPLE "
+                      "at offset 0x") != std::string::npos;
+  EXPECT_EQ(said, 1u) << testing::PrintToString((*script)->SummaryLines());
+  EXPECT_NE(out.find(" main+0x"), std::string::npos) << "the chains are printed up to libc";
+}
+
 // The documented PLT difference is recognised, and nothing else is.
 TEST(ScriptPltNameTest, IsTheOnlyToleratedDifference) {
   EXPECT_TRUE(DiffersOnlyInPltName("hot 1/1 35.6: 563db4aa9040 _init (/t/hot)",
