@@ -5,7 +5,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
+#include <iterator>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -438,6 +441,38 @@ TEST(ScriptSummaryTest, SaysHowManyUnwoundStacksStoppedEarly) {
                       "at offset 0x") != std::string::npos;
   EXPECT_EQ(said, 1u) << testing::PrintToString((*script)->SummaryLines());
   EXPECT_NE(out.find(" main+0x"), std::string::npos) << "the chains are printed up to libc";
+}
+
+// A recording without one usable sample says so, as report does (tiny.data cut where
+// its records begin).
+TEST(ScriptSummaryTest, SaysWhenNoSampleIsUsable) {
+  const std::string testdata = std::string(PERFLENS_SOURCE_DIR) + "/tests/unwind/testdata";
+  std::ifstream in(testdata + "/tiny.data", std::ios::binary);
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_GT(bytes.size(), 104u);
+  // Cut where the data section starts (perf_file_header.data.offset at 40): the attrs
+  // stay, no record is left.
+  uint64_t data_offset;
+  std::memcpy(&data_offset, bytes.data() + 40, 8);
+  ASSERT_LT(data_offset, bytes.size());
+  bytes.resize(data_offset);
+  char tmpl[] = "/tmp/perflens-empty-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string path = std::string(tmpl) + "/empty.data";
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                              static_cast<std::streamsize>(bytes.size()));
+  auto file = PerfFile::Open(path);
+  std::remove(path.c_str());
+  rmdir(tmpl);
+  ASSERT_TRUE(file.ok()) << file.error().message;
+  auto script = Script::Create(file->get(), ScriptOptions{});
+  ASSERT_TRUE(script.ok()) << script.error().message;
+  std::string out;
+  ASSERT_TRUE((*script)->Run([&](std::string_view s) { out += s; }).ok());
+  EXPECT_EQ(out, "");
+  const std::vector<std::string> lines = (*script)->SummaryLines();
+  EXPECT_NE(std::find(lines.begin(), lines.end(), path + " has no usable samples"), lines.end())
+      << testing::PrintToString(lines);
 }
 
 // The documented PLT difference is recognised, and nothing else is.
