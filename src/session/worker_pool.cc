@@ -51,18 +51,22 @@ void WorkerPool::Run(size_t n, const std::function<void(size_t, size_t)>& fn) {
     for (size_t i = 0; i < n; ++i) fn(0, i);
     return;
   }
+  Publish(n, &fn);
+  Work(0);
+  std::unique_lock lock(m_);
+  done_cv_.wait(lock, [&] { return busy_ == 0; });
+}
+
+void WorkerPool::Publish(size_t n, const std::function<void(size_t, size_t)>* fn) {
   {
     std::lock_guard lock(m_);
-    fn_ = &fn;
+    fn_ = fn;
     n_ = n;
     next_.store(0, std::memory_order_relaxed);
     busy_ = threads_.size();
     ++generation_;
   }
   start_cv_.notify_all();
-  Work(0);
-  std::unique_lock lock(m_);
-  done_cv_.wait(lock, [&] { return busy_ == 0; });
 }
 
 void WorkerPool::Start(size_t n, std::function<void(size_t, size_t)> fn) {
@@ -74,15 +78,7 @@ void WorkerPool::Start(size_t n, std::function<void(size_t, size_t)> fn) {
     next_.store(0, std::memory_order_relaxed);
     return;
   }
-  {
-    std::lock_guard lock(m_);
-    fn_ = &started_fn_;
-    n_ = n;
-    next_.store(0, std::memory_order_relaxed);
-    busy_ = threads_.size();
-    ++generation_;
-  }
-  start_cv_.notify_all();
+  Publish(n, &started_fn_);
 }
 
 void WorkerPool::Finish() {

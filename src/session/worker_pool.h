@@ -43,6 +43,8 @@ class WorkerPool {
 
  private:
   void Work(size_t worker);
+  // Hands [0, n) of *fn to the helpers (the caller may join in with Work(0)).
+  void Publish(size_t n, const std::function<void(size_t, size_t)>* fn);
   void Helper(size_t worker);
 
   std::vector<std::thread> threads_;

@@ -122,6 +122,23 @@ class DwarfUnwindTest : public ::testing::Test {
     *problems = session->ProblemLines();
     return c;
   }
+  // A session over a rebuilt recording in memory (RebuiltTiny), as Run.
+  Chains RunBytes(const std::vector<uint8_t>& bytes, SampleNeeds needs, bool use_threads, SessionCounters* counters) {
+    Chains c;
+    auto file = PerfFile::FromBytes(MappedFile::FromBuffer(bytes));
+    EXPECT_TRUE(file.ok()) << file.error().message;
+    if (!file.ok()) return c;
+    SessionOptions o;
+    o.symbolize.symfs = symfs_;
+    o.symbolize.buildid_dir = Testdata() + "/cache";
+    o.needs = {needs};
+    o.use_threads = use_threads;
+    auto session = Session::Open(file->get(), o);
+    session->AddConsumer(&c);
+    EXPECT_TRUE(session->Run().ok());
+    *counters = session->counters();
+    return c;
+  }
   std::string symfs_;
 };
 
@@ -265,24 +282,9 @@ TEST_F(DwarfUnwindTest, OnDemandUnwindBetweenRunsUnwoundAhead) {
   });
   ASSERT_EQ(sample, 78);
 
-  auto run = [&](bool use_threads, SessionCounters* counters) {
-    Chains c;
-    auto file = PerfFile::FromBytes(MappedFile::FromBuffer(bytes));
-    EXPECT_TRUE(file.ok()) << file.error().message;
-    if (!file.ok()) return c;
-    SessionOptions o;
-    o.symbolize.symfs = symfs_;
-    o.symbolize.buildid_dir = Testdata() + "/cache";
-    o.needs = {SampleNeeds{true, true, false}};
-    o.use_threads = use_threads;
-    auto session = Session::Open(file->get(), o);
-    session->AddConsumer(&c);
-    EXPECT_TRUE(session->Run().ok());
-    *counters = session->counters();
-    return c;
-  };
   SessionCounters one, all;
-  Chains a = run(false, &one), b = run(true, &all);
+  Chains a = RunBytes(bytes, SampleNeeds{true, true, false}, false, &one),
+         b = RunBytes(bytes, SampleNeeds{true, true, false}, true, &all);
   ASSERT_EQ(a.chains.size(), 93u);
   EXPECT_EQ(a.chains, b.chains);
   EXPECT_EQ(one.nr_unwound, all.nr_unwound);
@@ -334,24 +336,9 @@ TEST_F(DwarfUnwindTest, SameChainsWhenTheNextBatchIsUnwoundDuringThisOne) {
   });
   for (bool on_demand : {false, true}) {
     SCOPED_TRACE(on_demand ? "on demand" : "eager");
-    auto run = [&](bool use_threads, SessionCounters* counters) {
-      Chains c;
-      auto file = PerfFile::FromBytes(MappedFile::FromBuffer(bytes));
-      EXPECT_TRUE(file.ok()) << file.error().message;
-      if (!file.ok()) return c;
-      SessionOptions o;
-      o.symbolize.symfs = symfs_;
-      o.symbolize.buildid_dir = Testdata() + "/cache";
-      o.needs = {SampleNeeds{true, true, on_demand}};
-      o.use_threads = use_threads;
-      auto session = Session::Open(file->get(), o);
-      session->AddConsumer(&c);
-      EXPECT_TRUE(session->Run().ok());
-      *counters = session->counters();
-      return c;
-    };
     SessionCounters one, all;
-    Chains a = run(false, &one), b = run(true, &all);
+    Chains a = RunBytes(bytes, SampleNeeds{true, true, on_demand}, false, &one),
+           b = RunBytes(bytes, SampleNeeds{true, true, on_demand}, true, &all);
     ASSERT_EQ(a.chains.size(), samples.size() * kRepeats);
     EXPECT_EQ(a.chains, b.chains);
     EXPECT_EQ(one.nr_unwound, all.nr_unwound);
