@@ -112,7 +112,10 @@ UnwindStop UnwindWith(const UnwindInput& in, int max_frames, RowFinder& finder, 
                       const UnwindOptions& options) {
   // perf's thread__resolve_callchain_unwind: no registers or no stack, no user part.
   if (in.regs_abi == 0 && in.stack_size == 0) return UnwindStop::kNoUserContext;
-  if (in.stack_size == 0) return UnwindStop::kNoStack;
+  // perf's parser keeps dyn_size as the stack's size, and thread__resolve_callchain_unwind
+  // bails out on 0: a sample taken while the kernel could not read the user stack (the
+  // old mm of an execve being torn down) has no user frames, not even the sampled ip.
+  if (in.stack_size == 0 || in.stack_dyn_size == 0) return UnwindStop::kNoStack;
   if (in.regs_abi == 0 || in.regs.empty()) return UnwindStop::kNoRegs;
   if (in.stack_dyn_size > in.stack_size) return UnwindStop::kDynSizeTooLarge;
   if (max_frames <= 0) return UnwindStop::kMaxFrames;

@@ -51,7 +51,7 @@ enum class UnwindStop : uint8_t {
   kComplete,          // the outermost frame (return address undefined, or pc 0)
   kMaxFrames,         // max_frames frames taken
   kNoUserContext,     // abi 0 and no stack: nothing to unwind (kernel threads)
-  kNoStack,           // registers but no stack copy: no user frames (as perf)
+  kNoStack,           // registers but no stack bytes (size or dyn_size 0): no user frames (as perf)
   kNoRegs,            // a stack copy but no registers: no user frames (as perf)
   kUnsupportedArch,   // registers of an arch/abi without a table (unwind_arch.h)
   kBadRegs,           // the mask lacks the pc or the stack pointer

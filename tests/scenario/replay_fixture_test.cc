@@ -40,7 +40,7 @@ const std::vector<std::string> kAgreementFixtures = {"pie", "cxx", "dlopen", "tw
 // The --call-graph dwarf fixtures (fixtures/README.md "The dwarf fixtures").
 const std::vector<std::string> kDwarfFixtures = {
     "dwarf_c",     "dwarf_inline", "dwarf_cxx",       "dwarf_clang_lld", "dwarf_stripped",
-    "dwarf_vdso",  "dwarf_fork",   "dwarf_recursion", "dwarf_m32"};
+    "dwarf_vdso",  "dwarf_fork",   "dwarf_recursion", "dwarf_m32",       "dwarf_system_wide"};
 // On since unwinding landed (issue #12): the dwarf fixtures have perflens goldens and
 // are compared with perf like the others (fixtures/check_dwarf_agreement.py prints the
 // same agreement per fixture). dwarf_m32 is the exception of AgreesWithPerf: perf 6.1
@@ -250,6 +250,24 @@ TEST(ReplayDwarfFixture, ScenarioContent) {
   // The stack copy ends inside the recursion: perf ends those chains with -1.
   EXPECT_TRUE(has(perf("dwarf_recursion", "script"), "ffffffffffffffff [unknown] ([unknown])"));
   EXPECT_TRUE(has(perf("dwarf_recursion", "script"), " _start+0x20 (")) << "whole chains too";
+  // perf record -a: the two programs running before it, kernel frames of other
+  // processes, and the sample taken while `sleep` was exec'ed (no user stack bytes:
+  // kernel frames only).
+  std::string wide = perf("dwarf_system_wide", "script");
+  EXPECT_TRUE(has(wide, "dwarf_recursion ")) << "pre-existing process";
+  EXPECT_TRUE(has(wide, "dwarf_c ")) << "pre-existing process";
+  EXPECT_TRUE(has(wide, " Middle+0x"));
+  EXPECT_TRUE(has(wide, " Recurse+0x"));
+  EXPECT_TRUE(has(wide, "ffffffffffffffff [unknown] ([unknown])"));
+  EXPECT_TRUE(has(wide, "begin_new_exec+0x")) << "a sample during execve";
+  const size_t exec_frame = wide.find("begin_new_exec+0x");
+  const size_t exec_block = wide.rfind("\n\n", exec_frame), exec_end = wide.find("\n\n", exec_frame);
+  ASSERT_NE(exec_frame, std::string::npos);
+  const size_t exec_begin = exec_block == std::string::npos ? 0 : exec_block + 2;  // the first sample
+  const std::string exec_sample = wide.substr(exec_begin, exec_end - exec_begin);
+  EXPECT_EQ(exec_sample.find("perf-exec "), 0u) << exec_sample;
+  EXPECT_EQ(exec_sample.find("libc.so.6"), std::string::npos)
+      << "no user frame for the sample taken during execve (no stack bytes: dyn_size 0)";
   // perf 6.1 cannot unwind a 32-bit program here: no callchain lines at all.
   std::string m32 = perf("dwarf_m32", "script");
   EXPECT_TRUE(has(m32, " cpu-clock:u: \n\n")) << "no callchain";

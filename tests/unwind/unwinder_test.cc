@@ -188,6 +188,11 @@ TEST(Unwinder, MalformedInputStopsBeforeWalking) {
   in = s.in;
   in.stack_size = in.stack_dyn_size = 0;
   EXPECT_EQ(UnwindWith(in, 127, t.finder, &ips), UnwindStop::kNoStack);
+  // A copy of stack_size bytes of which none is valid (dyn_size 0: a sample during an
+  // execve, whose old mm is gone): perf prints no user frame, not even the ip.
+  in = s.in;
+  in.stack_dyn_size = 0;
+  EXPECT_EQ(UnwindWith(in, 127, t.finder, &ips), UnwindStop::kNoStack);
   in = s.in;
   in.regs_abi = 0;
   in.regs = {};
