@@ -67,7 +67,19 @@ void Resolver::LookupMap(const Maps* maps, uint64_t ip, AddrLocation* al) {
   if (map && map->dso) {
     al->dso = map->dso;
     al->dso_addr = map->MapIp(ip);
+  } else if (!map && maps == &machine_->kernel_maps()) {
+    LookupKernelBeyondText(ip, al);
   }
+}
+
+void Resolver::LookupKernelBeyondText(uint64_t ip, AddrLocation* al) {
+  Dso* kernel = machine_->kernel_dso();
+  if (!kernel) return;
+  const Map* text = machine_->kernel_maps().Find(machine_->kernel_ref_addr());
+  if (!text || text->dso != kernel || ip < text->end) return;
+  if (!FindSymbol(kernel, text->MapIp(ip))) return;
+  al->dso = kernel;
+  al->dso_addr = text->MapIp(ip);
 }
 
 AddrLocation Resolver::ResolveMap(const Thread* thread, uint16_t cpumode, uint64_t ip) {

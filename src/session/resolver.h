@@ -61,6 +61,12 @@ class Resolver {
   static constexpr size_t kLocationSlots = 8192;
   // The map holding `ip`: sets al->dso and al->dso_addr (Map::MapIp) when there is one.
   void LookupMap(const Maps* maps, uint64_t ip, AddrLocation* al);
+  // A kernel-mode ip above the kernel map and in no other kernel map: the kernel's when
+  // one of its (kallsyms) symbols holds it. The kernel MMAP covers [_text, _etext), but
+  // perf 6.1 ends the kernel map where the last kernel symbol ends once it has loaded
+  // them, so init text (start_kernel and x86_64_start_kernel in the boot CPU's idle
+  // chains) is [kernel.kallsyms], not "[unknown]".
+  void LookupKernelBeyondText(uint64_t ip, AddrLocation* al);
 
   Machine* machine_;
   Symbolizer* symbolizer_;

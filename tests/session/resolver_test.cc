@@ -4,7 +4,10 @@
 #include "session/resolver.h"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
+#include <cstdlib>
+#include <fstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -82,6 +85,46 @@ TEST(ResolverTest, KernelAndUserModesUseTheirOwnMaps) {
   AddrLocation h = f.resolver.Resolve(t, kMiscHypervisor, 0x400100);
   EXPECT_EQ(h.dso, nullptr);
   EXPECT_EQ(h.level, 'H');
+}
+
+// The kernel MMAP covers [_text, _etext); perf 6.1 ends the kernel map where the last
+// kallsyms symbol ends once loaded, so init text above _etext (start_kernel, in the boot
+// CPU's idle chains of every perf record -a) resolves in [kernel.kallsyms]. An ip above
+// the last symbol's end (a page past its start) stays in no map, as does one below _text.
+TEST(ResolverTest, KernelInitTextAboveTheKernelMmapIsTheKernels) {
+  char tmpl[] = "/tmp/perflens-resolver-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string kallsyms = std::string(tmpl) + "/kallsyms";
+  std::ofstream(kallsyms) << "ffffffff81000000 T _text\n"
+                             "ffffffff81000100 T do_idle\n"
+                             "ffffffff81002000 T _etext\n"
+                             "ffffffff83000000 T _sinittext\n"
+                             "ffffffff83000100 T start_kernel\n"
+                             "ffffffff83000400 T x86_64_start_kernel\n"
+                             "ffffffffc0001000 t xfs_foo\t[xfs]\n";
+  Machine machine("x86_64");
+  Symbolizer symbolizer(SymbolizeOptions{.buildid_dir = "/nonexistent", .kallsyms = kallsyms}, &machine);
+  Resolver resolver(&machine, &symbolizer);
+  const std::string name = "[kernel.kallsyms]_text";
+  MmapEvent k = Mmap(UINT32_MAX, 0xffffffff81000000, 0x2000, name);
+  k.pgoff = 0xffffffff81000000;
+  machine.ProcessMmap(k, kMiscKernel);
+  Thread* t = machine.FindOrCreateThread(0, 0);
+  auto sym = [&](uint64_t ip) {
+    AddrLocation al = resolver.Resolve(t, kMiscKernel, ip);
+    return al.sym ? al.sym->name : al.dso ? "(no symbol)" : "(no map)";
+  };
+  EXPECT_EQ(sym(0xffffffff81000150), "do_idle");
+  EXPECT_EQ(sym(0xffffffff83000254), "start_kernel");
+  EXPECT_EQ(sym(0xffffffff83000421), "x86_64_start_kernel");
+  AddrLocation init = resolver.Resolve(t, kMiscKernel, 0xffffffff83000254);
+  EXPECT_EQ(init.dso, machine.kernel_dso());
+  EXPECT_EQ(init.level, 'k');
+  EXPECT_EQ(sym(0xffffffff83002000), "(no map)") << "past the last symbol's end";
+  EXPECT_EQ(sym(0xffffffff80000000), "(no map)") << "below _text";
+  EXPECT_EQ(sym(0xffffffffc0001004), "(no map)") << "a module without a map is not the kernel's";
+  unlink(kallsyms.c_str());
+  rmdir(tmpl);
 }
 
 }  // namespace
