@@ -197,9 +197,11 @@ if [[ $do_dwarf -eq 1 ]]; then
     for job in report script; do
       if [[ $job == report ]]; then runs_text=$rep_runs; else runs_text=$scr_runs; fi
       read -r lw lc lm <<<"$(printf '%s' "$runs_text" | median_of)"
+      # The ratios first: a `>` among printf's arguments is an output redirection to awk.
       awk -v j="$job" -v hw="$hw" -v hc="$hc" -v hm="$hm" -v lw="$lw" -v lc="$lc" -v lm="$lm" 'BEGIN {
+        wx = lw > 0 ? hw / lw : 0; cx = lc > 0 ? hc / lc : 0; rx = lm > 0 ? hm / lm : 0
         printf "  perflens %-8s %7.3f s wall %7.2f s cpu %6d MB | perfparser/perflens: %5.1fx wall %5.1fx cpu %5.1fx rss\n",
-               j, lw, lc, lm, lw > 0 ? hw / lw : 0, lc > 0 ? hc / lc : 0, lm > 0 ? hm / lm : 0 }'
+               j, lw, lc, lm, wx, cx, rx }'
     done
   else
     echo "hotspot-perfparser not found at $perfparser (bash scripts/install-deps.sh --bench): unwinding not compared with it" >&2
