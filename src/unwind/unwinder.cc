@@ -1,5 +1,6 @@
 #include "unwind/unwinder.h"
 
+#include <algorithm>
 #include <span>
 
 #include "unwind/cfi_expr.h"
@@ -121,9 +122,12 @@ UnwindStop UnwindWith(const UnwindInput& in, int max_frames, RowFinder& finder, 
   if (max_frames <= 0) return UnwindStop::kMaxFrames;
   max_frames = std::min(max_frames, kMaxUnwindFrames);
   const ArchInfo& arch = ArchInfoFor(in.arch);
-  RegisterFile regs;
+  // This frame's registers and its caller's, swapped each step (LoadUserRegs and the
+  // rules set only registers below arch.nregs, so only those are copied).
+  RegisterFile files[2];
+  RegisterFile* frame_regs = &files[0];
   uint64_t pc = 0, sp = 0;
-  switch (LoadUserRegs(in.arch, in.regs_mask, in.regs, &regs, &pc, &sp)) {
+  switch (LoadUserRegs(in.arch, in.regs_mask, in.regs, frame_regs, &pc, &sp)) {
     case RegsError::kNone: break;
     case RegsError::kNoRegs: return UnwindStop::kNoRegs;
     case RegsError::kUnsupportedArch: return UnwindStop::kUnsupportedArch;
@@ -142,6 +146,7 @@ UnwindStop UnwindWith(const UnwindInput& in, int max_frames, RowFinder& finder, 
   bool have_cfa = false;
   uint64_t prev_cfa = 0;
   for (int n = 0;; ++n) {
+    const RegisterFile& regs = *frame_regs;
     UnwindStop why = UnwindStop::kNoCfi;
     const CfiRow* row = finder.Find(exact_pc ? pc : (pc - 1) & mask, arch.nregs, &why);
     const bool signal = row && row->signal_frame;
@@ -176,7 +181,9 @@ UnwindStop UnwindWith(const UnwindInput& in, int max_frames, RowFinder& finder, 
     if (new_pc == 0) return UnwindStop::kComplete;
     // Most rules are "same value" or "undefined": those only keep or drop the
     // register, so the caller starts as a copy and only the others are evaluated.
-    RegisterFile caller = regs;
+    RegisterFile& caller = files[frame_regs == &files[0] ? 1 : 0];
+    std::copy_n(regs.value, arch.nregs, caller.value);
+    caller.valid = regs.valid;
     for (int r = 0; r < arch.nregs; ++r) {
       const CfiRule& rule = row->regs[r];
       if (rule.kind == CfiRuleKind::kSameValue) continue;
@@ -192,7 +199,7 @@ UnwindStop UnwindWith(const UnwindInput& in, int max_frames, RowFinder& finder, 
         row->regs[arch.sp_reg].kind == CfiRuleKind::kUndefined)
       caller.Set(arch.sp_reg, cfa);  // the ABIs' rule: the caller's sp is the CFA
     caller.Set(ra, new_pc);
-    regs = caller;
+    frame_regs = &caller;
     pc = new_pc;
     exact_pc = signal;
   }
