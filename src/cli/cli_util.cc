@@ -56,6 +56,10 @@ Result<std::unique_ptr<PerfFile>> OpenInput(const std::string& path, const Reade
 void PrintReadProblems(const ReadStats& rs, const std::vector<std::string>& summary) {
   if (rs.stopped) PrintWarning(rs.stopped->message);
   if (rs.nr_bad_records) PrintWarning(fmt::format("{} malformed records skipped", rs.nr_bad_records));
+  // perf 6.1 stops at such a record ("failed to process type"); perflens reads on.
+  if (rs.nr_unknown_records)
+    PrintWarning(fmt::format("{} records of a type perflens does not know skipped (first: type {} at offset {:#x})",
+                             rs.nr_unknown_records, rs.first_unknown_type, rs.first_unknown_offset));
   for (const auto& w : rs.warnings) PrintWarning(w);
   for (const auto& line : summary) PrintError(line);
 }

@@ -152,6 +152,10 @@ Status PerfFile::ReadRecords(const RecordCallback& cb, ReadStats* stats) {
     ++stats->nr_records_total;
     if (r.type < 128) ++stats->nr_records[r.type];
     else ++stats->nr_unknown_type;
+    if (RecordTypeName(r.type) == "UNKNOWN" && !stats->nr_unknown_records++) {
+      stats->first_unknown_type = r.type;
+      stats->first_unknown_offset = r.perf_data_offset;
+    }
   };
   auto deliver = [&](const RecordView& r) { cb(r); };
 

@@ -37,6 +37,11 @@ struct ReaderOptions {
 struct ReadStats {
   uint64_t nr_records[128] = {};  // by type; types >= 128 are counted in nr_unknown_type
   uint64_t nr_unknown_type = 0;
+  // Records of a type this reader does not know (RecordTypeName "UNKNOWN": 0, gaps,
+  // types past perf's), skipped; the first one's type and position in perf.data.
+  uint64_t nr_unknown_records = 0;
+  uint32_t first_unknown_type = 0;
+  uint64_t first_unknown_offset = 0;
   uint64_t nr_records_total = 0;
   uint64_t nr_unordered = 0;      // records older than the last flush bound
   uint64_t compressed_bytes = 0;  // zstd payload bytes

@@ -156,6 +156,13 @@ TEST_P(ReaderTest, EveryRecordTypeDecodes) {
   EXPECT_EQ(rr.stats.nr_records[kRecordAuxtrace], 1u);
   EXPECT_EQ(rr.stats.nr_unknown_type, 1u);
   EXPECT_EQ(rr.stats.nr_records[60], 1u);
+  // Both are records of a type the reader does not know: counted, the first named by
+  // type and offset (the cli says so once; perf stops there).
+  EXPECT_EQ(rr.stats.nr_unknown_records, 2u);
+  EXPECT_EQ(rr.stats.first_unknown_type, 200u);
+  ASSERT_EQ(rr.OfType(200).size(), 1u);
+  EXPECT_GT(rr.stats.first_unknown_offset, 0u);
+  EXPECT_EQ(rr.stats.first_unknown_offset, rr.OfType(200)[0]->view().perf_data_offset);
 
   auto trailer = [&](const testutil::OwnedRecord* r) {
     SampleId sid;
