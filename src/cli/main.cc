@@ -88,7 +88,7 @@ int main(int argc, char** argv) {
   CLI::App* report = app.add_subcommand("report", "Profile report, as perf report --stdio");
   report->add_option("-i,--input", ra.input, "Input file (default ./perf.data; - for stdin)");
   report->add_flag("--stdio", ra.stdio, "Plain text output (the default)");
-  report->add_option("-s,--sort", ra.options.sort, "Sort keys: comm,pid,tid,dso,sym,cpu");
+  report->add_option("-s,--sort", ra.options.sort, "Sort keys: comm,pid,tid,dso,sym,cpu,srcline");
   report->add_option("-F,--fields", ra.options.fields, "Output fields: overhead,overhead_sys,overhead_us,sample,period + sort keys");
   report->add_option("-t,--field-separator", ra.options.field_separator, "Separator between columns");
   report->add_option("--percent-limit", ra.options.percent_limit, "Hide entries below this percentage");
@@ -107,6 +107,8 @@ int main(int argc, char** argv) {
                    "Show inlined functions in DWARF-unwound callchains (default; perf's --inline)");
   report->add_flag("--return-address-adjust", ra.options.adjust_return_addresses,
                    "Look callers up at return address - 1 (perf 6.1 does not)");
+  report->add_flag("--full-source-path", ra.options.full_source_path,
+                   "Show the whole source file path in srcline (default: its base name)");
   report->add_flag("--header", ra.options.show_header, "Print the perf.data header first");
   report->add_flag("--json", ra.json, "JSON output with raw numbers");
   report->add_option("--format", ra.options.format, "stdio or json");

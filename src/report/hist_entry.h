@@ -32,6 +32,12 @@ struct HistEntry {
   // callchain row's raw ip when unresolved (fill_callchain_info), its dso_addr else.
   uint64_t key_addr = 0;
   char level = '.';
+  // The "srcline" key (report/srcline.h, set only when a report sorts by it): the
+  // interned "file:line" of key_addr and its number in the SrcLines table, or nullptr
+  // when the address has no line (printed as perf does: "sym+offset", "dso[vaddr]").
+  const std::string* srcline = nullptr;
+  uint32_t srcline_id = 0;
+  uint64_t srcline_vaddr = 0;  // key_addr as a dso_vaddr (the "dso[vaddr]" text)
   HistStat self;
   HistStat acc;  // Children: self plus periods of samples whose chain passes here
 };

@@ -17,8 +17,8 @@ void AddTotals(Hists* hists, uint64_t period, uint16_t cpumode, uint64_t nr_samp
 }  // namespace
 
 HistsConsumer::HistsConsumer(size_t nr_evsels, const std::vector<const SortKey*>& keys, bool children,
-                             const CallGraphParams& call_graph)
-    : children_(children), call_graph_(call_graph) {
+                             const CallGraphParams& call_graph, SrcLines* srclines)
+    : children_(children), call_graph_(call_graph), srclines_(srclines) {
   hists_.reserve(nr_evsels);
   for (size_t i = 0; i < nr_evsels; ++i) hists_.emplace_back(keys);
 }
@@ -45,7 +45,11 @@ HistEntry SelfProto(const ResolvedSample& s) {
 uint32_t HistsConsumer::OnSummedKey(const ResolvedSample& s) {
   if (children_ || call_graph_.mode != CallGraphMode::kNone) return kNoSlot;  // needs the chain
   KeySlot slot{s.evsel, kNoRow, s.cpumode};
-  if (!s.filtered) slot.row = static_cast<uint32_t>(hists_[s.evsel].FindOrAdd(SelfProto(s)));
+  if (!s.filtered) {
+    HistEntry proto = SelfProto(s);
+    if (srclines_) srclines_->Fill(&proto, s.location.dso_addr);
+    slot.row = static_cast<uint32_t>(hists_[s.evsel].FindOrAdd(proto));
+  }
   key_slots_.push_back(slot);
   return static_cast<uint32_t>(key_slots_.size() - 1);
 }
@@ -66,6 +70,7 @@ void HistsConsumer::OnSample(const ResolvedSample& s) {
   if (s.filtered) return;
 
   HistEntry proto = SelfProto(s);
+  if (srclines_) srclines_->Fill(&proto, s.location.dso_addr);
   size_t self_row = hists.FindOrAdd(proto);
   Hists::AddSelf(&hists.at(self_row), s.period, s.cpumode, s.nr_samples);
   const bool graph = call_graph_.mode != CallGraphMode::kNone;
@@ -102,6 +107,7 @@ void HistsConsumer::OnSample(const ResolvedSample& s) {
     proto.sym = f.al.sym;
     proto.key_addr = f.al.sym ? f.al.dso_addr : f.ip;
     if (f.al.dso) proto.level = f.al.dso->is_kernel() ? 'k' : '.';
+    if (srclines_) srclines_->Fill(&proto, f.al.dso_addr);
     size_t row = hists.FindOrAdd(proto);
     if (std::find(chain_rows_.begin(), chain_rows_.end(), row) != chain_rows_.end()) continue;
     chain_rows_.push_back(row);

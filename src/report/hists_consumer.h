@@ -12,6 +12,7 @@
 
 #include "report/callchain_tree.h"
 #include "report/hists.h"
+#include "report/srcline.h"
 #include "session/session.h"
 
 namespace perflens {
@@ -20,8 +21,10 @@ class HistsConsumer : public SampleConsumer {
  public:
   // One Hists per evsel, grouped by `keys`. `children`: accumulate along callchains;
   // `call_graph`: mode and order of the stored chains (kNone stores none).
+  // `srclines`: the "srcline" key's lookups (report/srcline.h), non-null when `keys`
+  // holds it; not owned.
   HistsConsumer(size_t nr_evsels, const std::vector<const SortKey*>& keys, bool children,
-                const CallGraphParams& call_graph);
+                const CallGraphParams& call_graph, SrcLines* srclines = nullptr);
 
   void OnSample(const ResolvedSample& s) override;
   // Flat reports: a summed key's row is found when the key is first seen.
@@ -36,6 +39,7 @@ class HistsConsumer : public SampleConsumer {
   std::vector<Hists> hists_;  // one per evsel
   bool children_ = false;
   CallGraphParams call_graph_;
+  SrcLines* srclines_ = nullptr;
   std::vector<size_t> chain_rows_;    // per-sample dedup scratch, reused
   std::vector<uint32_t> chain_;       // interned frame ids in print order, reused
   static constexpr uint32_t kNoRow = UINT32_MAX;

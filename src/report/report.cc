@@ -68,7 +68,10 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   so.use_threads = options.use_threads;
   so.consumer_thread = true;
   r->session_ = Session::Open(file, std::move(so));
-  r->hists_ = std::make_unique<HistsConsumer>(file->evsels().size(), *keys, r->children_, cg);
+  for (const SortKey* k : *keys)
+    if (k->name == std::string_view("srcline"))
+      r->srclines_ = std::make_unique<SrcLines>(&r->session_->symbolizer(), options.full_source_path);
+  r->hists_ = std::make_unique<HistsConsumer>(file->evsels().size(), *keys, r->children_, cg, r->srclines_.get());
   r->session_->AddConsumer(r->hists_.get());
   return r;
 }

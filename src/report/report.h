@@ -60,6 +60,7 @@ class Report {
   bool has_callchains_ = false;
   CallGraphParams call_graph_;
   std::unique_ptr<Session> session_;
+  std::unique_ptr<SrcLines> srclines_;  // when a sort key is srcline
   std::unique_ptr<HistsConsumer> hists_;
 };
 

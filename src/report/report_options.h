@@ -22,6 +22,7 @@ struct ReportOptions {
   int max_stack = 127;                // --max-stack
   bool inline_frames = true;          // --inline / --no-inline (DWARF-unwound frames)
   bool adjust_return_addresses = false;  // --return-address-adjust: callers looked up at ip-1
+  bool full_source_path = false;      // --full-source-path: srcline with the whole file path
   bool show_header = false;           // --header
   std::string format = "stdio";       // --stdio or "json"
   // Filters (comma separated lists, as perf).

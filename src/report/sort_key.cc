@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report/srcline.h"
+
 namespace perflens {
 
 uint64_t CommIds::FindSlow(const std::string* comm) {
@@ -107,6 +109,30 @@ void PrintCpu(const HistEntry& e, std::string* out) {
 }
 void JsonCpu(const HistEntry& e, nlohmann::json* row) { (*row)["cpu"] = static_cast<int32_t>(e.cpu); }
 
+// srcline (report/srcline.h): rows with a line are one row per "file:line" text; rows
+// without one are one per (dso, address), whose fallback texts differ. Ordered and
+// collapsed by the printed text, as perf's sort__srcline_cmp compares he->srcline.
+constexpr uint64_t kSrclineKnown = 1ULL << 63;
+void IdSrcline(const HistEntry& e, CommIds*, uint64_t* w) {
+  if (e.srcline) {
+    w[0] = kSrclineKnown | e.srcline_id;
+    w[1] = 0;
+  } else {
+    w[0] = DsoId(e.dso);
+    w[1] = e.key_addr;
+  }
+}
+std::string SrclineText(const HistEntry& e) {
+  std::string text;
+  SrcLines::Print(e, &text);
+  return text;
+}
+int OrderSrcline(const HistEntry& a, const HistEntry& b) {
+  if (a.srcline && b.srcline) return Cmp(*a.srcline, *b.srcline);
+  return Cmp(SrclineText(a), SrclineText(b));
+}
+void JsonSrcline(const HistEntry& e, nlohmann::json* row) { (*row)["srcline"] = SrclineText(e); }
+
 constexpr SortKey kSortKeys[] = {
     {.name = "comm", .header = "Command", .id = IdComm, .collapse = CollapseComm, .order = OrderComm,
      .print = PrintComm, .json = JsonComm},
@@ -118,6 +144,8 @@ constexpr SortKey kSortKeys[] = {
      .print = PrintSymbolColumn, .json = JsonSym, .pad_last = false},
     {.name = "cpu", .header = "CPU", .id = IdCpu, .collapse = OrderCpu, .order = OrderCpu, .print = PrintCpu,
      .json = JsonCpu, .fixed_width = true},
+    {.name = "srcline", .header = "Source:Line", .id_words = 2, .id = IdSrcline, .collapse = OrderSrcline,
+     .order = OrderSrcline, .print = SrcLines::Print, .json = JsonSrcline, .pad_last = false},
 };
 
 }  // namespace
@@ -155,7 +183,7 @@ Result<std::vector<const SortKey*>> ParseSortKeys(std::string_view list) {
     while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
     if (name.empty()) continue;
     const SortKey* k = FindSortKey(name);
-    if (!k) return Err("unknown sort key '{}' (known: comm, pid, tid, dso, sym, symbol, cpu)", name);
+    if (!k) return Err("unknown sort key '{}' (known: comm, pid, tid, dso, sym, symbol, cpu, srcline)", name);
     bool dup = false;
     for (auto* have : keys) dup |= have == k;
     if (!dup) keys.push_back(k);

@@ -44,10 +44,52 @@ TEST(SortKeyTest, ParseListTrimsAndDeduplicates) {
 TEST(SortKeyTest, ParseErrorsNameTheKey) {
   auto bad = ParseSortKeys("comm,bogus,dso");
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.error().message, "unknown sort key 'bogus' (known: comm, pid, tid, dso, sym, symbol, cpu)");
+  EXPECT_EQ(bad.error().message, "unknown sort key 'bogus' (known: comm, pid, tid, dso, sym, symbol, cpu, srcline)");
   auto empty = ParseSortKeys(" , ");
   ASSERT_FALSE(empty.ok());
   EXPECT_EQ(empty.error().message, "no sort keys given");
+}
+
+// srcline (report/srcline.h): a line's text; without one, perf's fallbacks.
+TEST(SortKeyTest, SrclineTextAndFallbacks) {
+  const SortKey* k = FindSortKey("srcline");
+  ASSERT_NE(k, nullptr);
+  EXPECT_EQ(k->header, "Source:Line");
+  auto text = [&](const HistEntry& e) {
+    std::string out;
+    k->print(e, &out);
+    return out;
+  };
+  const std::string line = "prog.c:27";
+  Dso dso(3, "/usr/lib/libx.so", DsoKind::kUser);
+  Symbol sym;
+  sym.start = 0x1200;
+  sym.end = 0x1300;
+  sym.name = "work";
+  HistEntry e;
+  e.dso = &dso;
+  e.sym = &sym;
+  e.key_addr = 0x1243;
+  e.srcline_vaddr = 0x2243;
+  e.srcline = &line;
+  EXPECT_EQ(text(e), "prog.c:27");
+  e.srcline = nullptr;
+  EXPECT_EQ(text(e), "work+67") << "decimal offset";
+  e.sym = nullptr;
+  EXPECT_EQ(text(e), "libx.so[2243]") << "the dso_vaddr, hex";
+  e.dso = nullptr;
+  EXPECT_EQ(text(e), "??:0");
+  // Rows with a line are one row per text; rows without one stay apart by address.
+  HistEntry a, b;
+  a.srcline = b.srcline = &line;
+  a.srcline_id = b.srcline_id = 5;
+  a.key_addr = 0x10, b.key_addr = 0x20;
+  uint64_t wa[2], wb[2];
+  k->id(a, nullptr, wa), k->id(b, nullptr, wb);
+  EXPECT_TRUE(wa[0] == wb[0] && wa[1] == wb[1]);
+  a.srcline = b.srcline = nullptr;
+  k->id(a, nullptr, wa), k->id(b, nullptr, wb);
+  EXPECT_FALSE(wa[0] == wb[0] && wa[1] == wb[1]);
 }
 
 TEST(SortKeyTest, CommAndPidText) {

@@ -157,6 +157,8 @@ void RowsOf(const std::string& mode, const std::string& text, std::vector<Row>* 
     *rows = GraphRows(text), *kinds = kGraphKinds;
   } else if (mode == "script") {
     *rows = ScriptRows(text), *kinds = kScriptKinds;
+  } else if (mode == "srcline") {
+    *rows = SrclineRows(text), *kinds = kSrclineKinds;
   } else {
     ADD_FAILURE() << "no row parser for mode " << mode;
   }
@@ -164,7 +166,7 @@ void RowsOf(const std::string& mode, const std::string& text, std::vector<Row>* 
 
 TEST_P(ReplayFixture, AgreesWithPerf) {
   const std::string mode = GetParam().mode;
-  if (GetParam().fixture == kPerfCannotUnwind && mode != "self")
+  if (GetParam().fixture == kPerfCannotUnwind && mode != "self" && mode != "srcline")
     GTEST_SKIP() << "perf 6.1 does not unwind i386 stacks; see M32ChainsReachMain";
   // dwarf_vdso's program calls two PLT entries: perf's `_init` (stretched over .plt) is
   // one row where perflens has `gettimeofday@plt` and `clock_gettime@plt` (the
@@ -173,6 +175,12 @@ TEST_P(ReplayFixture, AgreesWithPerf) {
   // only (99.5% of script lines agree, fixtures/check_dwarf_agreement.py).
   if (GetParam().fixture == "dwarf_vdso" && (mode.rfind("graph", 0) == 0 || mode.rfind("folded", 0) == 0))
     GTEST_SKIP() << "one perf _init entry is two perflens @plt entries with call graphs (PLT naming, 1:n)";
+  // srcline: dwarf_vdso's PLT rows print the PLT symbol's offset ("_init+96" against
+  // "gettimeofday@plt+0"), and perf 6.1 cuts dwarf_system_wide's two kernel rows'
+  // "sym+offset" at its line buffer's end (README.md, "differs on purpose"): their
+  // goldens and SrclineTruth stand for them.
+  if (mode == "srcline" && (GetParam().fixture == "dwarf_vdso" || GetParam().fixture == "dwarf_system_wide"))
+    GTEST_SKIP() << "PLT naming / perf's cut srcline texts; see SrclineTruth";
   std::string perf_text = ReadFileOrEmpty(File("expected-perf-" + mode + ".txt"));
   ASSERT_FALSE(perf_text.empty()) << "missing " << File("expected-perf-" + mode + ".txt")
                                   << " (make_fixtures.sh captures it)";
@@ -220,7 +228,7 @@ TEST(ReplayDwarfFixture, PerfOutputsCaptured) {
     RowsOf(c.mode, text, &rows, &kinds);
     EXPECT_GE(rows.size(), 1u) << c.fixture << " " << c.mode;
   }
-  EXPECT_EQ(dwarf_cases, kDwarfFixtures.size() * 7) << "self + six dwarf modes each";
+  EXPECT_EQ(dwarf_cases, kDwarfFixtures.size() * 8) << "self + seven dwarf modes each";
 }
 
 TEST(ReplayDwarfFixture, ScenarioContent) {
@@ -303,6 +311,38 @@ TEST(ReplayDwarfFixture, M32ChainsReachMain) {
   EXPECT_EQ(samples, 150u);
   EXPECT_EQ(through_main, samples);
   EXPECT_GT(leaf_first, samples * 9 / 10) << "the leaves are where the time goes";
+}
+
+// --sort sym,srcline where perf 6.1 prints less than the truth: it sizes its output
+// line from the srcline texts it computed while collapsing rows, and a row whose text
+// it computes only when printing (a kernel row's "sym+offset") is cut at the line's end
+// ("__memcg_slab_post_al"). perflens prints the whole text, of which perf's is a prefix.
+// And PLT stubs keep their own names (the documented PLT naming) with perf's fallback
+// "sym+offset" (no line in a stub).
+TEST(ReplayDwarfFixture, SrclineTruth) {
+  auto rows = [](const std::string& fixture, const std::string& name) {
+    return SrclineRows(ReadFileOrEmpty(FixturesDir() + "/" + fixture + "/" + name));
+  };
+  const std::vector<Row> perf = rows("dwarf_system_wide", "expected-perf-srcline.txt");
+  const std::vector<Row> lens = rows("dwarf_system_wide", "expected-srcline.txt");
+  ASSERT_EQ(perf.size(), lens.size());
+  size_t cut = 0;
+  for (const Row& p : perf) {
+    const Row* l = nullptr;
+    for (const Row& r : lens)
+      if (r.key[0] == p.key[0] && r.values == p.values && r.key[1].rfind(p.key[1], 0) == 0) l = &r;
+    ASSERT_NE(l, nullptr) << p.key[0] << " " << p.key[1];
+    if (l->key[1] != p.key[1]) {
+      ++cut;
+      const std::string sym = p.key[0].substr(4);  // "[k] "
+      EXPECT_EQ(l->key[1].rfind(sym + "+", 0), 0u) << l->key[1];
+    }
+  }
+  EXPECT_EQ(cut, 2u) << "the two kernel rows";
+  bool plt = false;
+  for (const Row& r : rows("dwarf_vdso", "expected-srcline.txt"))
+    plt |= r.key[0] == "[.] gettimeofday@plt" && r.key[1] == "gettimeofday@plt+0";
+  EXPECT_TRUE(plt);
 }
 
 // What each fixture is about, on perflens's self report of it (the checks the live

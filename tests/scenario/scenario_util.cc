@@ -527,6 +527,18 @@ std::vector<Row> ChildrenRows(std::string_view text) {
   return rows;
 }
 
+std::vector<Row> SrclineRows(std::string_view text) {
+  std::vector<Row> rows;
+  for (const std::string& line : SplitLines(text)) {
+    if (line.empty() || line[0] == '#') continue;
+    // " 16.43% |[.] LeafMix.constprop.0 |dwarf_levels.c:27"
+    const size_t a = line.find('|'), b = a == std::string::npos ? a : line.find('|', a + 1);
+    if (b == std::string::npos) continue;
+    rows.push_back({{Trim(line.substr(a + 1, b - a - 1)), Trim(line.substr(b + 1))}, {Trim(line.substr(0, a))}, ""});
+  }
+  return rows;
+}
+
 std::vector<Row> GraphRows(std::string_view text) {
   std::vector<Row> rows;
   for (const GraphEntry& e : ParseGraph(text)) {

@@ -1,0 +1,89 @@
+#include "report/srcline.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace perflens {
+namespace {
+
+bool IsPltSymbol(const Symbol* sym) {
+  if (!sym) return false;
+  const std::string_view name = sym->name;
+  return name == ".plt" || (name.size() > 4 && name.substr(name.size() - 4) == "@plt");
+}
+
+// Whether binutils' addr2line -f names a function at `dso_addr`: it takes the nearest
+// ELF function symbol at or below the address, whatever its size. perflens's own
+// symbols end where perf ends them, and its PLT symbols are made up (as perf's).
+bool Addr2lineNamesAFunction(const DsoModule& module, const Symbol* sym, uint64_t dso_addr) {
+  if (sym) return !IsPltSymbol(sym);
+  const SymbolTable* table = module.symbols();
+  if (!table) return false;
+  const std::vector<Symbol>& all = table->symbols();
+  auto it = std::upper_bound(all.begin(), all.end(), dso_addr, [](uint64_t a, const Symbol& s) { return a < s.start; });
+  while (it != all.begin()) {
+    --it;
+    if (!IsPltSymbol(&*it)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void SrcLines::Fill(HistEntry* e, uint64_t dso_addr) {
+  e->srcline = nullptr;
+  e->srcline_id = 0;
+  e->srcline_vaddr = dso_addr;
+  if (!e->dso) return;
+  auto [it, added] = by_addr_.try_emplace({static_cast<uint32_t>(e->dso->id()), dso_addr});
+  Cached& c = it->second;
+  if (added) {
+    c.vaddr = dso_addr;
+    if (!e->dso->is_kernel()) {
+      const DsoModule* module = symbolizer_->Module(*e->dso);
+      if (auto vaddr = module->ToDsoVaddr(dso_addr)) c.vaddr = *vaddr;
+      const SourceLine line = module->FindSourceLine(dso_addr);
+      std::string text;
+      if (line.known()) {
+        std::string_view file = line.file;
+        if (!full_path_) {
+          const size_t slash = file.rfind('/');
+          if (slash != std::string_view::npos) file.remove_prefix(slash + 1);
+        }
+        text = fmt::format("{}:{}", file, line.line);
+      } else if (e->dso->kind() == DsoKind::kUser && !module->segments().empty() &&
+                 Addr2lineNamesAFunction(*module, e->sym, dso_addr)) {
+        // perf ran `addr2line -f` on the file, which answers "??:0" without line info
+        // when the ELF symbols name a function there. Without such a function (local
+        // code of a stripped binary, PLT stubs, whose symbols perf makes up) addr2line
+        // answers "?? ??:0", which perf takes for a failure, as it does for DSOs with no
+        // file to run it on (kernel, vdso, JIT maps): those get the fallbacks.
+        text = "??:0";
+      }
+      if (!text.empty()) {
+        auto [id, fresh] = ids_.try_emplace(std::move(text), static_cast<uint32_t>(texts_.size()));
+        if (fresh) texts_.push_back(&id->first);
+        c.text = &id->first;
+        c.id = id->second;
+      }
+    }
+  }
+  e->srcline = c.text;
+  e->srcline_id = c.id;
+  e->srcline_vaddr = c.vaddr;
+}
+
+void SrcLines::Print(const HistEntry& e, std::string* out) {
+  if (e.srcline) {
+    out->append(*e.srcline);
+  } else if (e.sym && !e.sym->inlined && e.key_addr >= e.sym->start) {
+    fmt::format_to(std::back_inserter(*out), "{}+{}", e.sym->name, e.key_addr - e.sym->start);
+  } else if (e.dso) {
+    fmt::format_to(std::back_inserter(*out), "{}[{:x}]", e.dso->short_name(), e.srcline_vaddr);
+  } else {
+    out->append("??:0");
+  }
+}
+
+}  // namespace perflens

@@ -1,0 +1,59 @@
+// SrcLines: the "srcline" sort key's values (perf's sort__srcline / map__srcline): the
+// source line of a row's address, "file:line" with the file's base name (its whole
+// path with full_path, perf's --full-source-path), from the DSO's DWARF line table
+// (DsoModule::FindSourceLine: the innermost location, as addr2line without -i gives
+// it). An address without a line in an ELF file of a user DSO is "??:0" (what perf's
+// addr2line answers there); in a DSO without such a file (kernel, vdso, JIT maps) it
+// prints as perf's get_srcline falls back: "sym+offset" (offset in bytes, decimal) when
+// a symbol holds it, else "dso[vaddr]" (hex); outside every map "??:0".
+//
+// Rows with the same text are one row: each distinct text is interned once and
+// numbered in first-seen order, so HistEntry::srcline_id identifies it within a
+// session (sort_key.h's id contract). Addresses without a line stay apart by (dso,
+// address), as their fallback texts differ.
+//
+// One per report, used from the thread that adds samples to the histograms; the lookups
+// are cached per (dso, dso_addr).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <unordered_map>
+
+#include "report/hist_entry.h"
+#include "symbolize/symbolizer.h"
+
+namespace perflens {
+
+class SrcLines {
+ public:
+  SrcLines(Symbolizer* symbolizer, bool full_path) : symbolizer_(symbolizer), full_path_(full_path) {}
+
+  // Sets e->srcline, srcline_id and srcline_vaddr from e->dso, e->sym and `dso_addr`,
+  // the Map::MapIp address of the row's frame (a callchain row of an unresolved frame
+  // keys by the raw ip: its key_addr is not this address).
+  void Fill(HistEntry* e, uint64_t dso_addr);
+
+  // The column text of a row Fill has seen (perf's formats above).
+  static void Print(const HistEntry& e, std::string* out);
+
+ private:
+  struct Cached {
+    const std::string* text = nullptr;
+    uint32_t id = 0;
+    uint64_t vaddr = 0;
+  };
+  struct KeyHash {
+    size_t operator()(const std::pair<uint32_t, uint64_t>& k) const {
+      return static_cast<size_t>(k.second * 0x9E3779B97F4A7C15ULL ^ k.first);
+    }
+  };
+  Symbolizer* symbolizer_;
+  bool full_path_;
+  std::unordered_map<std::pair<uint32_t, uint64_t>, Cached, KeyHash> by_addr_;  // (dso id, dso_addr)
+  std::unordered_map<std::string, uint32_t> ids_;
+  std::deque<const std::string*> texts_;  // by id; the keys of ids_ (node-stable)
+};
+
+}  // namespace perflens
