@@ -38,6 +38,9 @@ struct HistEntry {
   const std::string* srcline = nullptr;
   uint32_t srcline_id = 0;
   uint64_t srcline_vaddr = 0;  // key_addr as a dso_vaddr (the "dso[vaddr]" text)
+  // The "srcfile" key: the file part of srcline (interned by SrcLines), nullptr without.
+  const std::string* srcfile = nullptr;
+  uint32_t srcfile_id = 0;
   HistStat self;
   HistStat acc;  // Children: self plus periods of samples whose chain passes here
 };

@@ -69,7 +69,7 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   so.consumer_thread = true;
   r->session_ = Session::Open(file, std::move(so));
   for (const SortKey* k : *keys)
-    if (k->name == std::string_view("srcline"))
+    if (k->name == std::string_view("srcline") || k->name == std::string_view("srcfile"))
       r->srclines_ = std::make_unique<SrcLines>(&r->session_->symbolizer(), options.full_source_path);
   r->hists_ = std::make_unique<HistsConsumer>(file->evsels().size(), *keys, r->children_, cg, r->srclines_.get());
   r->session_->AddConsumer(r->hists_.get());

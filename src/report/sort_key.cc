@@ -132,6 +132,11 @@ int OrderSrcline(const HistEntry& a, const HistEntry& b) {
   return Cmp(SrclineText(a), SrclineText(b));
 }
 void JsonSrcline(const HistEntry& e, nlohmann::json* row) { (*row)["srcline"] = SrclineText(e); }
+// srcfile: one row per file name; addresses without a line share perf's empty one.
+void IdSrcfile(const HistEntry& e, CommIds*, uint64_t* w) { w[0] = e.srcfile ? e.srcfile_id : kNoId; }
+std::string_view SrcfileText(const HistEntry& e) { return e.srcfile ? std::string_view(*e.srcfile) : std::string_view(); }
+int OrderSrcfile(const HistEntry& a, const HistEntry& b) { return Cmp(SrcfileText(a), SrcfileText(b)); }
+void JsonSrcfile(const HistEntry& e, nlohmann::json* row) { (*row)["srcfile"] = std::string(SrcfileText(e)); }
 
 constexpr SortKey kSortKeys[] = {
     {.name = "comm", .header = "Command", .id = IdComm, .collapse = CollapseComm, .order = OrderComm,
@@ -146,6 +151,8 @@ constexpr SortKey kSortKeys[] = {
      .json = JsonCpu, .fixed_width = true},
     {.name = "srcline", .header = "Source:Line", .id_words = 2, .id = IdSrcline, .collapse = OrderSrcline,
      .order = OrderSrcline, .print = SrcLines::Print, .json = JsonSrcline, .pad_last = false},
+    {.name = "srcfile", .header = "Source File", .id = IdSrcfile, .collapse = OrderSrcfile, .order = OrderSrcfile,
+     .print = SrcLines::PrintFile, .json = JsonSrcfile, .pad_last = false},
 };
 
 }  // namespace
@@ -183,7 +190,7 @@ Result<std::vector<const SortKey*>> ParseSortKeys(std::string_view list) {
     while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
     if (name.empty()) continue;
     const SortKey* k = FindSortKey(name);
-    if (!k) return Err("unknown sort key '{}' (known: comm, pid, tid, dso, sym, symbol, cpu, srcline)", name);
+    if (!k) return Err("unknown sort key '{}' (known: comm, pid, tid, dso, sym, symbol, cpu, srcline, srcfile)", name);
     bool dup = false;
     for (auto* have : keys) dup |= have == k;
     if (!dup) keys.push_back(k);

@@ -77,7 +77,7 @@ struct SortKey {
 };
 
 // Looks a sort key up by perf's name ("comm", "pid", "tid", "dso", "sym"/"symbol",
-// "cpu", "srcline"). nullptr if unknown.
+// "cpu", "srcline", "srcfile"). nullptr if unknown.
 const SortKey* FindSortKey(std::string_view name);
 
 // Parses "comm,dso,sym". Errors name the unknown key.

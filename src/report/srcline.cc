@@ -1,6 +1,7 @@
 #include "report/srcline.h"
 
 #include <algorithm>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -32,8 +33,8 @@ bool Addr2lineNamesAFunction(const DsoModule& module, const Symbol* sym, uint64_
 }  // namespace
 
 void SrcLines::Fill(HistEntry* e, uint64_t dso_addr) {
-  e->srcline = nullptr;
-  e->srcline_id = 0;
+  e->srcline = e->srcfile = nullptr;
+  e->srcline_id = e->srcfile_id = 0;
   e->srcline_vaddr = dso_addr;
   if (!e->dso) return;
   auto [it, added] = by_addr_.try_emplace({static_cast<uint32_t>(e->dso->id()), dso_addr});
@@ -52,6 +53,8 @@ void SrcLines::Fill(HistEntry* e, uint64_t dso_addr) {
           if (slash != std::string_view::npos) file.remove_prefix(slash + 1);
         }
         text = fmt::format("{}:{}", file, line.line);
+        c.file = Intern(std::string(file)).first;
+        c.file_id = Intern(std::string(file)).second;
       } else if (e->dso->kind() == DsoKind::kUser && !module->segments().empty() &&
                  Addr2lineNamesAFunction(*module, e->sym, dso_addr)) {
         // perf ran `addr2line -f` on the file, which answers "??:0" without line info
@@ -61,17 +64,20 @@ void SrcLines::Fill(HistEntry* e, uint64_t dso_addr) {
         // file to run it on (kernel, vdso, JIT maps): those get the fallbacks.
         text = "??:0";
       }
-      if (!text.empty()) {
-        auto [id, fresh] = ids_.try_emplace(std::move(text), static_cast<uint32_t>(texts_.size()));
-        if (fresh) texts_.push_back(&id->first);
-        c.text = &id->first;
-        c.id = id->second;
-      }
+      if (!text.empty()) std::tie(c.text, c.id) = Intern(std::move(text));
     }
   }
   e->srcline = c.text;
   e->srcline_id = c.id;
   e->srcline_vaddr = c.vaddr;
+  e->srcfile = c.file;
+  e->srcfile_id = c.file_id;
+}
+
+std::pair<const std::string*, uint32_t> SrcLines::Intern(std::string text) {
+  auto [it, fresh] = ids_.try_emplace(std::move(text), static_cast<uint32_t>(texts_.size()));
+  if (fresh) texts_.push_back(&it->first);
+  return {&it->first, it->second};
 }
 
 void SrcLines::Print(const HistEntry& e, std::string* out) {

@@ -1,4 +1,4 @@
-// SrcLines: the "srcline" sort key's values (perf's sort__srcline / map__srcline): the
+// SrcLines: the "srcline" and "srcfile" sort keys' values (perf's sort__srcline / map__srcline): the
 // source line of a row's address, "file:line" with the file's base name (its whole
 // path with full_path, perf's --full-source-path), from the DSO's DWARF line table
 // (DsoModule::FindSourceLine: the innermost location, as addr2line without -i gives
@@ -37,13 +37,22 @@ class SrcLines {
 
   // The column text of a row Fill has seen (perf's formats above).
   static void Print(const HistEntry& e, std::string* out);
+  // The "srcfile" key's text: the file part of a line ("" without one, as perf's
+  // no_srcfile).
+  static void PrintFile(const HistEntry& e, std::string* out) {
+    if (e.srcfile) out->append(*e.srcfile);
+  }
 
  private:
   struct Cached {
     const std::string* text = nullptr;
     uint32_t id = 0;
     uint64_t vaddr = 0;
+    const std::string* file = nullptr;
+    uint32_t file_id = 0;
   };
+  // `text`'s one copy and its number (file names and "file:line" texts share the table).
+  std::pair<const std::string*, uint32_t> Intern(std::string text);
   struct KeyHash {
     size_t operator()(const std::pair<uint32_t, uint64_t>& k) const {
       return static_cast<size_t>(k.second * 0x9E3779B97F4A7C15ULL ^ k.first);

@@ -44,7 +44,7 @@ TEST(SortKeyTest, ParseListTrimsAndDeduplicates) {
 TEST(SortKeyTest, ParseErrorsNameTheKey) {
   auto bad = ParseSortKeys("comm,bogus,dso");
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.error().message, "unknown sort key 'bogus' (known: comm, pid, tid, dso, sym, symbol, cpu, srcline)");
+  EXPECT_EQ(bad.error().message, "unknown sort key 'bogus' (known: comm, pid, tid, dso, sym, symbol, cpu, srcline, srcfile)");
   auto empty = ParseSortKeys(" , ");
   ASSERT_FALSE(empty.ok());
   EXPECT_EQ(empty.error().message, "no sort keys given");
@@ -90,6 +90,19 @@ TEST(SortKeyTest, SrclineTextAndFallbacks) {
   a.srcline = b.srcline = nullptr;
   k->id(a, nullptr, wa), k->id(b, nullptr, wb);
   EXPECT_FALSE(wa[0] == wb[0] && wa[1] == wb[1]);
+
+  // srcfile: the file part, "" without a line (perf's no_srcfile).
+  const SortKey* f = FindSortKey("srcfile");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->header, "Source File");
+  const std::string file = "prog.c";
+  HistEntry g;
+  std::string out;
+  f->print(g, &out);
+  EXPECT_EQ(out, "");
+  g.srcfile = &file;
+  f->print(g, &out);
+  EXPECT_EQ(out, "prog.c");
 }
 
 TEST(SortKeyTest, CommAndPidText) {

@@ -157,7 +157,7 @@ void RowsOf(const std::string& mode, const std::string& text, std::vector<Row>* 
     *rows = GraphRows(text), *kinds = kGraphKinds;
   } else if (mode == "script") {
     *rows = ScriptRows(text), *kinds = kScriptKinds;
-  } else if (mode == "srcline") {
+  } else if (mode == "srcline" || mode == "srcfile") {
     *rows = SrclineRows(text), *kinds = kSrclineKinds;
   } else {
     ADD_FAILURE() << "no row parser for mode " << mode;
@@ -166,7 +166,7 @@ void RowsOf(const std::string& mode, const std::string& text, std::vector<Row>* 
 
 TEST_P(ReplayFixture, AgreesWithPerf) {
   const std::string mode = GetParam().mode;
-  if (GetParam().fixture == kPerfCannotUnwind && mode != "self" && mode != "srcline")
+  if (GetParam().fixture == kPerfCannotUnwind && mode != "self" && mode != "srcline" && mode != "srcfile")
     GTEST_SKIP() << "perf 6.1 does not unwind i386 stacks; see M32ChainsReachMain";
   // dwarf_vdso's program calls two PLT entries: perf's `_init` (stretched over .plt) is
   // one row where perflens has `gettimeofday@plt` and `clock_gettime@plt` (the
@@ -228,7 +228,7 @@ TEST(ReplayDwarfFixture, PerfOutputsCaptured) {
     RowsOf(c.mode, text, &rows, &kinds);
     EXPECT_GE(rows.size(), 1u) << c.fixture << " " << c.mode;
   }
-  EXPECT_EQ(dwarf_cases, kDwarfFixtures.size() * 8) << "self + seven dwarf modes each";
+  EXPECT_EQ(dwarf_cases, kDwarfFixtures.size() * 9) << "self + eight dwarf modes each";
 }
 
 TEST(ReplayDwarfFixture, ScenarioContent) {

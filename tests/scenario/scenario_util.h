@@ -162,8 +162,8 @@ inline const std::vector<FieldKind> kSelfKinds = {FieldKind::kExact, FieldKind::
 // Rows of `--children --sort sym -g none -t '|'`: key sym; values Children, Self.
 std::vector<Row> ChildrenRows(std::string_view text);
 inline const std::vector<FieldKind> kChildrenKinds = {FieldKind::kSym};
-// Rows of `--no-children --sort sym,srcline -g none -t '|'`: key sym, srcline; value
-// the overhead. The srcline text is compared exactly.
+// Rows of `--no-children --sort sym,srcline -g none -t '|'` (or srcfile): key sym and
+// the srcline (srcfile) text, compared exactly; value the overhead.
 std::vector<Row> SrclineRows(std::string_view text);
 inline const std::vector<FieldKind> kSrclineKinds = {FieldKind::kSym, FieldKind::kExact};
 // Entries of `-g graph` / `-g folded` (default sort comm,dso,sym, --children or not):
