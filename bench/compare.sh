@@ -35,6 +35,8 @@
 #   --no-dwarf        skip the dwarf recording and its timings
 #   --scaling         also run the 1x/2x/4x scaling series (base --scaling-seconds, 3)
 #   --only-perflens   time perflens only (no perf runs)
+#   --srcline         also time `report --no-children -g none --sort sym,srcline` on
+#                     fp.data (issue #13; perf runs addr2line per address: ~130 s a run)
 set -euo pipefail
 
 src_dir=$(cd "$(dirname "$0")/.." && pwd)
@@ -49,6 +51,7 @@ perflens=""
 rerecord=0
 do_dwarf=1
 do_scaling=0
+do_srcline=0
 scaling_seconds=3
 only_perflens=0
 perf=${PERF:-/usr/bin/perf}
@@ -68,6 +71,7 @@ while [[ $# -gt 0 ]]; do
     --scaling) do_scaling=1; shift ;;
     --scaling-seconds) scaling_seconds=$2; shift 2 ;;
     --only-perflens) only_perflens=1; shift ;;
+    --srcline) do_srcline=1; shift ;;
     -h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "compare.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -181,6 +185,10 @@ for f in "${files[@]}"; do
   run_job "$f" "report --stdio (children + graph)" report --stdio
   run_job "$f" "script" script
 done
+if [[ $do_srcline -eq 1 ]]; then
+  run_job "$work/fp.data" "report --no-children -g none -s sym,srcline" \
+    report --stdio --no-children -g none --sort sym,srcline
+fi
 
 # --- unwinding: hotspot's perfparser on dwarf.data ---------------------------------------
 if [[ $do_dwarf -eq 1 ]]; then
