@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "perfdata/perf_event.h"
+#include "report/srcline.h"
 #include "report/text_buffer.h"
 #include "session/dso_name.h"
 
@@ -32,6 +33,7 @@ constexpr FieldName kFieldNames[] = {
     {"symoff", kFieldSymOff, 0, ""},
     {"dso", kFieldDso, 0, ""},
     {"period", kFieldPeriod, 0, ""},  // attr.sample_period when not sampled
+    {"srcline", kFieldSrcline, 0, ""},
 };
 
 // perf 6.1's defaults for hardware and software events.
@@ -184,6 +186,7 @@ Result<std::unique_ptr<Script>> Script::Create(PerfFile* file, const ScriptOptio
     s->session_->AddConsumer(s->folded_.get());
   } else {
     s->writer_ = std::make_unique<ScriptWriter>(*file, std::move(fields), std::move(chains));
+    s->writer_->set_symbolizer(&s->session_->symbolizer());
     s->session_->AddConsumer(s->writer_.get());
   }
   return s;
@@ -288,6 +291,18 @@ void ScriptWriter::OnSample(const ResolvedSample& s) {
         p = PutSymbol(p, al, f & kFieldSymOff);
       }
       if (f & kFieldDso) p = PutDso(p, al, &scratch_);
+      if ((f & kFieldSrcline) && al.dso && symbolizer_) {
+        // perf's map__fprintf_srcline: the line without the symbol's help, not "??:0".
+        out->Commit(p);
+        std::string text = Addr2lineText(symbolizer_, *al.dso, al.dso_addr, false);
+        if (text.empty()) {
+          const DsoModule* module = al.dso->is_kernel() ? nullptr : symbolizer_->Module(*al.dso);
+          const uint64_t vaddr = module ? module->ToDsoVaddr(al.dso_addr).value_or(al.dso_addr) : al.dso_addr;
+          text = fmt::format("{}[{:x}]", al.dso->short_name(), vaddr);
+        }
+        if (text != "??:0") out->Append("\n  " + text);
+        p = out->Reserve(1);
+      }
     }
   }
   *p++ = '\n';
@@ -325,6 +340,34 @@ void ScriptWriter::PrintFrame(FrameSource* source, const Thread* thread, uint16_
   // frame prints " (inlined)" where the others print their dso.
   const bool inlines = with_inlines && source->InlineSymbols(al, &inline_syms_);
   const size_t nr_lines = inlines ? inline_syms_.size() : 1;
+  if (f & kFieldSrcline) {
+    // perf puts the frame's source line on a line of its own, "  file:line", before an
+    // inline frame's " (inlined)". Not cached: the lines are long and the lookups are.
+    std::string text;
+    for (size_t i = 0; i < nr_lines; ++i) {
+      if (inlines) al.sym = inline_syms_[i];
+      text += '\t';
+      char hex[17];
+      text.append(hex, PutHex(hex, al.dso && !al.dso->is_kernel() ? al.dso_addr : ip, 16));
+      if (f & kFieldSym) {
+        std::string sym(SymbolBound(al) + 8, '\0');
+        sym.resize(static_cast<size_t>(PutSymbol(sym.data(), al, f & kFieldSymOff) - sym.data()));
+        text += ' ';
+        text += sym;
+      }
+      const bool inlined = al.sym && al.sym->inlined;
+      if ((f & kFieldDso) && !inlined) {
+        std::string dso(DsoNameBound(al.dso) + 8, '\0');
+        dso.resize(static_cast<size_t>(PutDso(dso.data(), al, &scratch_) - dso.data()));
+        text += dso;
+      }
+      AppendSrcline(al, i, inlines, &text);
+      if (inlined) text += " (inlined)";
+      text += '\n';
+    }
+    out->Append(text);
+    return;
+  }
   size_t room = 0;
   for (size_t i = 0; i < nr_lines; ++i) {
     if (inlines) al.sym = inline_syms_[i];
@@ -354,6 +397,36 @@ void ScriptWriter::PrintFrame(FrameSource* source, const Thread* thread, uint16_
   line->fields = line_fields;
   line->size = static_cast<uint8_t>(size);
   memcpy(line->text, start, size);
+}
+
+void ScriptWriter::AppendSrcline(const AddrLocation& al, size_t inline_index, bool inlines, std::string* line_text) {
+  if (!al.dso || !symbolizer_) return;
+  if (!al.sym) {
+    // Without a symbol perf prints the line where there is one, nothing where addr2line
+    // ran on the file and found none, and its "dso[vaddr]" where there is no file.
+    const DsoModule* module = symbolizer_->Module(*al.dso);
+    const SourceLine line = al.dso->is_kernel() ? SourceLine{} : module->FindSourceLine(al.dso_addr);
+    if (line.known()) {
+      *line_text += "\n  " + SourceLineText(line, false);
+    } else if (module->segments().empty()) {
+      const uint64_t vaddr = al.dso->is_kernel() ? al.dso_addr : module->ToDsoVaddr(al.dso_addr).value_or(al.dso_addr);
+      *line_text += fmt::format("\n  {}[{:x}]", al.dso->short_name(), vaddr);
+    }
+    return;
+  }
+  std::string text;
+  if (inlines) {
+    // Each inline frame's own line: the innermost one's row, the call sites outward.
+    const SymbolFrames frames = symbolizer_->Module(*al.dso)->FramesAt(al.dso_addr);
+    if (inline_index < frames.size() && frames[inline_index].line.known())
+      text = SourceLineText(frames[inline_index].line, false);
+  }
+  uint64_t vaddr = al.dso_addr;
+  if (text.empty()) text = Addr2lineText(symbolizer_, *al.dso, al.dso_addr, false, &vaddr);
+  // perf's fallback without the symbol's name: "dso[vaddr]".
+  if (text.empty()) text = fmt::format("{}[{:x}]", al.dso->short_name(), vaddr);
+  *line_text += "\n  ";
+  *line_text += text;
 }
 
 }  // namespace perflens

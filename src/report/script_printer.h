@@ -39,6 +39,7 @@ enum ScriptField : uint32_t {
   kFieldSymOff = 1u << 8,
   kFieldDso = 1u << 9,
   kFieldPeriod = 1u << 10,
+  kFieldSrcline = 1u << 11,  // each callchain frame's source line, on a line of its own
 };
 
 // A parsed -F argument: either a set (`comm,tid`), or changes to the defaults
@@ -82,6 +83,8 @@ class ScriptWriter : public SampleConsumer {
   ScriptWriter(const PerfFile& file, std::vector<uint32_t> fields, std::vector<bool> chains);
   // Where the text goes (set before the session runs).
   void set_write(WriteFn write) { write_ = std::move(write); }
+  // Where -F srcline looks lines up (the session's; set before it runs).
+  void set_symbolizer(Symbolizer* symbolizer) { symbolizer_ = symbolizer; }
   ~ScriptWriter() override;
   void OnSample(const ResolvedSample& s) override;
   void Finish() override;  // writes what is buffered
@@ -116,6 +119,9 @@ class ScriptWriter : public SampleConsumer {
   static constexpr size_t kFrameLines = 8192;
   std::vector<FrameLine> frame_lines_;  // kFrameLines when callchains are printed
   std::vector<const Symbol*> inline_syms_;  // PrintFrame's inline frames, reused
+  Symbolizer* symbolizer_ = nullptr;
+  // -F srcline: the line under a frame (perf's callchain srcline), appended to `line`.
+  void AppendSrcline(const AddrLocation& al, size_t inline_index, bool inlines, std::string* line_text);
 };
 
 // `perf script`'s front-end: the fields per evsel resolved against the file, a Session

@@ -17,8 +17,8 @@ bool IsPltSymbol(const Symbol* sym) {
 // Whether binutils' addr2line -f names a function at `dso_addr`: it takes the nearest
 // ELF function symbol at or below the address, whatever its size. perflens's own
 // symbols end where perf ends them, and its PLT symbols are made up (as perf's).
-bool Addr2lineNamesAFunction(const DsoModule& module, const Symbol* sym, uint64_t dso_addr) {
-  if (sym) return !IsPltSymbol(sym);
+bool Addr2lineNamesAFunction(const DsoModule& module, uint64_t dso_addr) {
+  if (const Symbol* sym = module.FindSymbol(dso_addr)) return !IsPltSymbol(sym);
   const SymbolTable* table = module.symbols();
   if (!table) return false;
   const std::vector<Symbol>& all = table->symbols();
@@ -32,6 +32,34 @@ bool Addr2lineNamesAFunction(const DsoModule& module, const Symbol* sym, uint64_
 
 }  // namespace
 
+std::string SourceLineText(const SourceLine& line, bool full_path) {
+  std::string_view file = line.file;
+  if (!full_path) {
+    const size_t slash = file.rfind('/');
+    if (slash != std::string_view::npos) file.remove_prefix(slash + 1);
+  }
+  return fmt::format("{}:{}", file, line.line);
+}
+
+std::string Addr2lineText(Symbolizer* symbolizer, const Dso& dso, uint64_t dso_addr, bool full_path,
+                          uint64_t* vaddr) {
+  if (vaddr) *vaddr = dso_addr;
+  if (dso.is_kernel()) return {};
+  const DsoModule* module = symbolizer->Module(dso);
+  if (vaddr)
+    if (auto v = module->ToDsoVaddr(dso_addr)) *vaddr = *v;
+  const SourceLine line = module->FindSourceLine(dso_addr);
+  if (line.known()) return SourceLineText(line, full_path);
+  // perf ran `addr2line -f` on the file, which answers "??:0" without line info when
+  // the ELF symbols name a function there. Without such a function (local code of a
+  // stripped binary, PLT stubs, whose symbols perf makes up) addr2line answers
+  // "?? ??:0", which perf takes for a failure, as it does for DSOs with no file to run
+  // it on (kernel, vdso, JIT maps): those get the fallbacks.
+  if (dso.kind() == DsoKind::kUser && !module->segments().empty() && Addr2lineNamesAFunction(*module, dso_addr))
+    return "??:0";
+  return {};
+}
+
 void SrcLines::Fill(HistEntry* e, uint64_t dso_addr) {
   e->srcline = e->srcfile = nullptr;
   e->srcline_id = e->srcfile_id = 0;
@@ -40,31 +68,11 @@ void SrcLines::Fill(HistEntry* e, uint64_t dso_addr) {
   auto [it, added] = by_addr_.try_emplace({static_cast<uint32_t>(e->dso->id()), dso_addr});
   Cached& c = it->second;
   if (added) {
-    c.vaddr = dso_addr;
-    if (!e->dso->is_kernel()) {
-      const DsoModule* module = symbolizer_->Module(*e->dso);
-      if (auto vaddr = module->ToDsoVaddr(dso_addr)) c.vaddr = *vaddr;
-      const SourceLine line = module->FindSourceLine(dso_addr);
-      std::string text;
-      if (line.known()) {
-        std::string_view file = line.file;
-        if (!full_path_) {
-          const size_t slash = file.rfind('/');
-          if (slash != std::string_view::npos) file.remove_prefix(slash + 1);
-        }
-        text = fmt::format("{}:{}", file, line.line);
-        c.file = Intern(std::string(file)).first;
-        c.file_id = Intern(std::string(file)).second;
-      } else if (e->dso->kind() == DsoKind::kUser && !module->segments().empty() &&
-                 Addr2lineNamesAFunction(*module, e->sym, dso_addr)) {
-        // perf ran `addr2line -f` on the file, which answers "??:0" without line info
-        // when the ELF symbols name a function there. Without such a function (local
-        // code of a stripped binary, PLT stubs, whose symbols perf makes up) addr2line
-        // answers "?? ??:0", which perf takes for a failure, as it does for DSOs with no
-        // file to run it on (kernel, vdso, JIT maps): those get the fallbacks.
-        text = "??:0";
-      }
-      if (!text.empty()) std::tie(c.text, c.id) = Intern(std::move(text));
+    std::string text = Addr2lineText(symbolizer_, *e->dso, dso_addr, full_path_, &c.vaddr);
+    if (!text.empty()) {
+      const size_t colon = text.rfind(':');
+      if (text != "??:0" && colon != std::string::npos) std::tie(c.file, c.file_id) = Intern(text.substr(0, colon));
+      std::tie(c.text, c.id) = Intern(std::move(text));
     }
   }
   e->srcline = c.text;

@@ -26,6 +26,17 @@
 
 namespace perflens {
 
+// The text perf's addr2line gives for `dso_addr` (Map::MapIp space) in `dso`:
+// "file:line" (base name unless `full_path`), "??:0" where addr2line would find no line
+// but name a function from the ELF symbols, or "" where perf falls back (no ELF file to
+// run addr2line on: kernel, vdso, JIT maps; no function there, e.g. a PLT stub). `vaddr`, when not null, gets dso_addr
+// as a dso_vaddr (the fallback's "dso[vaddr]").
+std::string Addr2lineText(Symbolizer* symbolizer, const Dso& dso, uint64_t dso_addr, bool full_path,
+                          uint64_t* vaddr = nullptr);
+
+// A source line's perf text: "file:line", the file's base name unless `full_path`.
+std::string SourceLineText(const SourceLine& line, bool full_path);
+
 class SrcLines {
  public:
   SrcLines(Symbolizer* symbolizer, bool full_path) : symbolizer_(symbolizer), full_path_(full_path) {}

@@ -65,8 +65,11 @@ std::vector<FixtureCase> CasesOf(bool with_dwarf) {
          {std::pair{"callchain", &kCallchainFixtures}, std::pair{"agreement", &kAgreementFixtures},
           std::pair{"dwarf", &kDwarfFixtures}}) {
       if (list == &kDwarfFixtures && !with_dwarf) continue;
-      if (scope == "all" || scope == list_scope)
-        for (const std::string& f : *list) cases.push_back({f, mode, args});
+      for (const std::string& f : *list) {
+        // SCOPE is a list's name, `all`, or fixture names separated by spaces.
+        const bool named = (" " + scope + " ").find(" " + f + " ") != std::string::npos;
+        if (scope == "all" || scope == list_scope || named) cases.push_back({f, mode, args});
+      }
     }
   }
   return cases;
@@ -155,7 +158,7 @@ void RowsOf(const std::string& mode, const std::string& text, std::vector<Row>* 
     *rows = ChildrenRows(text), *kinds = kChildrenKinds;
   } else if (mode.rfind("graph", 0) == 0 || mode.rfind("folded", 0) == 0) {
     *rows = GraphRows(text), *kinds = kGraphKinds;
-  } else if (mode == "script") {
+  } else if (mode.rfind("script", 0) == 0) {
     *rows = ScriptRows(text), *kinds = kScriptKinds;
   } else if (mode == "srcline" || mode == "srcfile") {
     *rows = SrclineRows(text), *kinds = kSrclineKinds;
@@ -228,7 +231,8 @@ TEST(ReplayDwarfFixture, PerfOutputsCaptured) {
     RowsOf(c.mode, text, &rows, &kinds);
     EXPECT_GE(rows.size(), 1u) << c.fixture << " " << c.mode;
   }
-  EXPECT_EQ(dwarf_cases, kDwarfFixtures.size() * 9) << "self + eight dwarf modes each";
+  EXPECT_EQ(dwarf_cases, kDwarfFixtures.size() * 9 + 5)
+      << "self + eight dwarf modes each, script-srcline on three, script-srcline-G on two";
 }
 
 TEST(ReplayDwarfFixture, ScenarioContent) {
