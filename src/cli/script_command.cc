@@ -64,7 +64,7 @@ CommandRunner RegisterScriptCommand(CLI::App* app, ReaderOptions* reader) {
   ScriptOptions& o = args->options;
   cmd->add_option("-i,--input", args->input, "Input file (default ./perf.data; - for stdin)");
   cmd->add_option("-F,--fields", o.fields,
-                  "Fields: comm,tid,pid,time,cpu,event,ip,sym,symoff,dso,period (+f/-f change the "
+                  "Fields: comm,tid,pid,time,cpu,event,ip,sym,symoff,dso,period,srcline (+f/-f change the "
                   "defaults), or 'folded' for folded stacks");
   cmd->add_option("--folded-weight", args->folded_weight, "Folded stack weight: samples (default) or period");
   cmd->add_flag("-G,--hide-call-graph", o.hide_call_graph, "Do not print callchains");
