@@ -74,6 +74,9 @@ struct DwarfIndex::Cu {
     uint32_t call_file = kNoFile, call_line = 0, call_column = 0;  // inlined calls only
     uint32_t children_begin = 0, children_end = 0;                 // into children
     bool name_is_linkage = true;  // binutils' is_linkage (see the header)
+    // The instance's first range starts where an ELF symbol starts (binutils compares
+    // its arange.low with the symbol it finds; see the header).
+    bool starts_at_symbol = false;
   };
   std::vector<Row> rows;                // sorted by address, end markers first at ties
   std::vector<std::string_view> files;  // interned paths
@@ -195,10 +198,14 @@ class CuReader {
   void AddPieces(Dwarf_Die* die, uint32_t node, std::string_view name, Out* out) {
     ptrdiff_t offset = 0;
     Dwarf_Addr base, start, end;
+    bool first = true;
     while ((offset = dwarf_ranges(die, offset, &base, &start, &end)) > 0) {
       if (start >= end) continue;
       const Symbol* sym = nullptr;
-      if (const Symbol* elf = symbol_at_(start)) sym = elf->name == name ? elf : intern_symbol_(elf, name);
+      const Symbol* elf = symbol_at_(start);
+      if (elf) sym = elf->name == name ? elf : intern_symbol_(elf, name);
+      if (first) cu_.nodes[node].starts_at_symbol = elf && (start == 0 || symbol_at_(start - 1) != elf);
+      first = false;
       out->push_back({start, end, node, sym});
     }
   }
@@ -411,8 +418,10 @@ void DwarfIndex::AppendFrames(uint64_t dso_vaddr, const Symbol* base, SymbolFram
   for (size_t k = n; k-- > 0;) {
     SourceLine line = k == n - 1 ? row : cu->CallSite(chain[k + 1]->node);
     const Symbol* sym = chain[k]->sym ? chain[k]->sym : base;
-    // Directly in a subprogram binutils names by its ELF symbol (see the header).
-    if (n == 1 && !cu->nodes[chain[0]->node].name_is_linkage) sym = base;
+    // The innermost function without a linkage name binutils names by the ELF symbol
+    // where that symbol starts at the function's first address (see the header).
+    const Cu::Node& node = cu->nodes[chain[k]->node];
+    if (k == n - 1 && !node.name_is_linkage && (n == 1 || node.starts_at_symbol)) sym = base;
     out->push_back({sym, static_cast<uint32_t>(k), line});
   }
 }

@@ -25,10 +25,12 @@
 // "__invoke_impl<unsigned int, ...>", C names). A frame whose name equals its ELF
 // symbol's name is that ELF Symbol itself (perf's new_inline_sym reuses base_sym).
 // binutils names an innermost function that has no linkage name in a C++ CU (a C++
-// `static inline`, a lambda) by the ELF symbol the first time it is asked about that DIE
-// and by its DW_AT_name afterwards; perflens always gives the DW_AT_name, except for an
-// address directly in such a subprogram (no inlining there), which binutils renames to
-// its ELF symbol for good on first lookup: that frame is the ELF Symbol.
+// `static inline`, a lambda's operator()) by the ELF symbol holding the address the
+// first time it is asked about that DIE, and for good when that symbol starts at the
+// function's first address (a lambda inlined as the whole body of std::function's
+// _M_invoke); else by its DW_AT_name afterwards. perflens gives the DW_AT_name, except
+// for an address directly in such a subprogram (no inlining there) and for an innermost
+// inlined one whose first range starts at an ELF symbol: that frame is the ELF Symbol.
 #pragma once
 
 #include <atomic>
