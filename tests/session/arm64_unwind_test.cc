@@ -89,21 +89,29 @@ std::vector<uint8_t> Recording(const std::string& stop) {
   return w.Finish();
 }
 
-class Arm64UnwindTest : public ::testing::TestWithParam<const char*> {};
-
-TEST_P(Arm64UnwindTest, ChainIsGdbs) {
-  const std::string stop = GetParam();
+// The session's chain of `stop`'s one sample, and its counters.
+Chain Unwound(const std::string& stop, SessionCounters* counters) {
+  Chain c;
   const std::vector<uint8_t> bytes = Recording(stop);
   auto file = PerfFile::FromBytes(MappedFile::FromBuffer(bytes));
-  ASSERT_TRUE(file.ok()) << file.error().message;
+  EXPECT_TRUE(file.ok()) << file.error().message;
+  if (!file.ok()) return c;
   SessionOptions o;
   o.symbolize.buildid_dir = "/nonexistent";
   o.needs = {SampleNeeds{true, true, false}};
   auto session = Session::Open(file->get(), o);
-  Chain c;
   session->AddConsumer(&c);
-  ASSERT_TRUE(session->Run().ok());
+  EXPECT_TRUE(session->Run().ok());
+  *counters = session->counters();
+  return c;
+}
 
+class Arm64UnwindTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(Arm64UnwindTest, ChainIsGdbs) {
+  const std::string stop = GetParam();
+  SessionCounters k;
+  const Chain c = Unwound(stop, &k);
   const std::vector<uint64_t> truth = HexWords(ReadText(Arm64Dir() + "/" + stop + ".chain"));
   ASSERT_GE(truth.size(), 3u);
   ASSERT_EQ(c.frames.size(), truth.size()) << testing::PrintToString(c.frames);
@@ -114,7 +122,6 @@ TEST_P(Arm64UnwindTest, ChainIsGdbs) {
   }
   EXPECT_EQ(c.frames[c.frames.size() - 2].substr(0, 5), "main@") << "gdb's chain ends past main";
   EXPECT_EQ(c.frames.back().substr(0, 2), "?@") << "libc, not in the fixture";
-  const SessionCounters& k = session->counters();
   EXPECT_EQ(k.nr_unwound, 1u);
   EXPECT_EQ(k.unwind_stops[static_cast<size_t>(UnwindStop::kNoMap)], 1u) << "stopped at libc's pc only";
 }
@@ -126,16 +133,8 @@ INSTANTIATE_TEST_SUITE_P(Stops, Arm64UnwindTest,
 // The names along the chains, from the ELF symbols of the build (its DWARF is stripped).
 TEST(Arm64UnwindNames, TailCallAndLeafChains) {
   auto names = [](const std::string& stop) {
-    const std::vector<uint8_t> bytes = Recording(stop);
-    auto file = PerfFile::FromBytes(MappedFile::FromBuffer(bytes));
-    EXPECT_TRUE(file.ok());
-    SessionOptions o;
-    o.symbolize.buildid_dir = "/nonexistent";
-    o.needs = {SampleNeeds{true, true, false}};
-    auto session = Session::Open(file->get(), o);
-    Chain c;
-    session->AddConsumer(&c);
-    EXPECT_TRUE(session->Run().ok());
+    SessionCounters k;
+    const Chain c = Unwound(stop, &k);
     std::string text;
     for (const std::string& f : c.frames) text += (text.empty() ? "" : " < ") + f.substr(0, f.find('@'));
     return text;
