@@ -2,6 +2,7 @@
 // decides exit codes.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -144,6 +145,25 @@ int main(int argc, char** argv) {
 
   CommandRunner run_script = RegisterScriptCommand(&app, &reader);
 
+  // perf's other commands by name, and typos, before CLI11 (which says only "A
+  // subcommand is required"): perf's own wording and exit status 1.
+  if (argc > 1 && argv[1][0] != '-') {
+    const std::string_view cmd = argv[1];
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) known |= sub->check_name(argv[1]);
+    if (!known) {
+      static constexpr std::string_view kPerfCommands[] = {
+          "annotate", "archive", "bench", "buildid-cache", "c2c", "config", "daemon", "data", "diff",
+          "evlist", "ftrace", "inject", "iostat", "kallsyms", "kmem", "kvm", "kwork", "list", "lock",
+          "mem", "probe", "record", "sched", "stat", "test", "timechart", "top", "trace", "version"};
+      const bool perf_command = std::find(std::begin(kPerfCommands), std::end(kPerfCommands), cmd) != std::end(kPerfCommands);
+      if (perf_command)
+        std::fprintf(stderr, "perflens: perf's '%s' is not supported by perflens (it has: report, script, header, dump, stats, buildid-list)\n", argv[1]);
+      else
+        std::fprintf(stderr, "perflens: '%s' is not a perflens command (report, script, header, dump, stats, buildid-list; see 'perflens --help')\n", argv[1]);
+      return 1;
+    }
+  }
   CLI11_PARSE(app, argc, argv);
   ra.options.sort_given = report->count("--sort") > 0;
   if (app.got_subcommand("script")) return run_script();
