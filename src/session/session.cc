@@ -239,6 +239,7 @@ Status Session::Run() {
               if (v.chunk) v.data = b.owned.data() + reinterpret_cast<uintptr_t>(v.data);
           read_pipeline_->PushFull(read_batch_);
           read_batch_ = read_pipeline_->TakeFree();
+          if (const uint64_t done = drop_below_.load(std::memory_order_relaxed)) file_->DropProcessedBytes(done);
         };
         st = file_->ReadRecords(
             [this, &ship](const RecordView& r) {
@@ -270,7 +271,8 @@ Status Session::Run() {
       // back (records the ordering queue delivers later from there read them again).
       // Found by the reading thread as it filled the batches.
       const uint64_t lowest = next ? std::min(rb->lowest_offset, next->lowest_offset) : rb->lowest_offset;
-      if (lowest != UINT64_MAX && lowest > kReorderSlack) file_->DropProcessedBytes(lowest - kReorderSlack);
+      if (lowest != UINT64_MAX && lowest > kReorderSlack && lowest - kReorderSlack > drop_below_.load(std::memory_order_relaxed))
+        drop_below_.store(lowest - kReorderSlack, std::memory_order_relaxed);
       read_pipeline_->Recycle(rb);
       rb = next ? next : read_pipeline_->TakeFull();
     }
