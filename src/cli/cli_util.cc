@@ -70,7 +70,15 @@ void AddSymbolOptions(CLI::App* cmd, SymbolizeOptions* so) {
   cmd->add_option("--kallsyms", so->kallsyms, "kallsyms file for kernel symbols");
   cmd->add_option("-k,--vmlinux", so->vmlinux, "vmlinux file for kernel symbols");
   cmd->add_option("--vdso", so->vdso_image, "vdso image to use when its build-id matches the recorded one");
-  cmd->add_flag("!--no-demangle", so->demangle, "Do not demangle C++ symbols");
+  // Callbacks, not CLI11's negated flags, whose --help shows "--no-demangle{false}".
+  cmd->add_flag_callback("--no-demangle", [so] { so->demangle = false; }, "Do not demangle C++ symbols");
+}
+
+void AddInlineFlags(CLI::App* cmd, bool* inline_frames) {
+  cmd->add_flag_callback("--inline", [inline_frames] { *inline_frames = true; },
+                         "Show inlined functions in DWARF-unwound callchains (the default, as perf's)");
+  cmd->add_flag_callback("--no-inline", [inline_frames] { *inline_frames = false; },
+                         "One frame per DWARF-unwound callchain entry, without inlined functions");
 }
 
 namespace {

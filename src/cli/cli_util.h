@@ -46,6 +46,8 @@ void PrintReadProblems(const ReadStats& rs, const std::vector<std::string>& summ
 
 // --symfs, --buildid-dir, --kallsyms, -k/--vmlinux, --vdso, --no-demangle.
 void AddSymbolOptions(CLI::App* cmd, SymbolizeOptions* so);
+// --inline / --no-inline (perf's), setting *inline_frames.
+void AddInlineFlags(CLI::App* cmd, bool* inline_frames);
 
 // Turns SIGBUS on a mapped input (the file shrank while perflens read it: truncated
 // by another process) into "perflens: FILE: the file shrank while it was read (no data

@@ -113,8 +113,7 @@ int main(int argc, char** argv) {
   report->add_flag("-G,--inverted", ra.inverted, "Caller-first call graphs (-g caller)");
   report->add_flag("-n,--show-nr-samples", ra.options.show_nr_samples, "Show sample counts");
   report->add_option("--max-stack", ra.options.max_stack, "Callchain depth limit");
-  report->add_flag("--inline,!--no-inline", ra.options.inline_frames,
-                   "Show inlined functions in DWARF-unwound callchains (default; perf's --inline)");
+  AddInlineFlags(report, &ra.options.inline_frames);
   report->add_flag("--return-address-adjust", ra.options.adjust_return_addresses,
                    "Look callers up at return address - 1 (perf 6.1 does not)");
   report->add_flag("--full-source-path", ra.options.full_source_path,

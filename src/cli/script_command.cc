@@ -69,8 +69,7 @@ CommandRunner RegisterScriptCommand(CLI::App* app, ReaderOptions* reader) {
   cmd->add_option("--folded-weight", args->folded_weight, "Folded stack weight: samples (default) or period");
   cmd->add_flag("-G,--hide-call-graph", o.hide_call_graph, "Do not print callchains");
   cmd->add_option("--max-stack", o.max_stack, "Callchain depth limit (default 127)");
-  cmd->add_flag("--inline,!--no-inline", o.inline_frames,
-                "Show inlined functions in DWARF-unwound callchains (default; perf's --inline)");
+  AddInlineFlags(cmd, &o.inline_frames);
   AddListOption(cmd, "-c,--comms", &args->comms, "Only these comms");
   AddListOption(cmd, "--pid", &args->pids, "Only these process ids");
   AddListOption(cmd, "--tid", &args->tids, "Only these thread ids");
