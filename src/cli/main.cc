@@ -165,10 +165,11 @@ int main(int argc, char** argv) {
           "evlist", "ftrace", "inject", "iostat", "kallsyms", "kmem", "kvm", "kwork", "list", "lock",
           "mem", "probe", "record", "sched", "stat", "test", "timechart", "top", "trace", "version"};
       const bool perf_command = std::find(std::begin(kPerfCommands), std::end(kPerfCommands), cmd) != std::end(kPerfCommands);
+      constexpr const char* kCommands = "report, script, header, dump, stats, buildid-list";
       if (perf_command)
-        std::fprintf(stderr, "perflens: perf's '%s' is not supported by perflens (it has: report, script, header, dump, stats, buildid-list)\n", argv[1]);
+        std::fprintf(stderr, "perflens: perf's '%s' is not supported by perflens (it has: %s)\n", argv[1], kCommands);
       else
-        std::fprintf(stderr, "perflens: '%s' is not a perflens command (report, script, header, dump, stats, buildid-list; see 'perflens --help')\n", argv[1]);
+        std::fprintf(stderr, "perflens: '%s' is not a perflens command (%s; see 'perflens --help')\n", argv[1], kCommands);
       return 1;
     }
   }

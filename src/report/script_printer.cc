@@ -295,11 +295,7 @@ void ScriptWriter::OnSample(const ResolvedSample& s) {
         // perf's map__fprintf_srcline: the line without the symbol's help, not "??:0".
         out->Commit(p);
         std::string text = Addr2lineText(symbolizer_, *al.dso, al.dso_addr, false);
-        if (text.empty()) {
-          const DsoModule* module = al.dso->is_kernel() ? nullptr : symbolizer_->Module(*al.dso);
-          const uint64_t vaddr = module ? module->ToDsoVaddr(al.dso_addr).value_or(al.dso_addr) : al.dso_addr;
-          text = fmt::format("{}[{:x}]", al.dso->short_name(), vaddr);
-        }
+        if (text.empty()) text = DsoAddrText(symbolizer_, *al.dso, al.dso_addr);
         if (text != "??:0") out->Append("\n  " + text);
         p = out->Reserve(1);
       }
@@ -316,7 +312,8 @@ void ScriptWriter::OnSample(const ResolvedSample& s) {
 void ScriptWriter::PrintFrame(FrameSource* source, const Thread* thread, uint16_t cpumode, uint64_t ip,
                               uint32_t f, bool with_inlines) {
   static_assert(kFieldSymOff == kFieldSym << 1 && kFieldDso == kFieldSym << 2);
-  const auto line_fields = static_cast<uint8_t>(((f / kFieldSym) & 7) | (with_inlines ? 8 : 0));
+  const auto line_fields =
+      static_cast<uint8_t>(((f / kFieldSym) & 7) | (with_inlines ? 8 : 0) | ((f & kFieldSrcline) ? 16 : 0));
   TextBuffer* out = out_.get();
   FrameLine* line = nullptr;
   uint64_t maps_id = 0, generation = 0;
@@ -340,38 +337,21 @@ void ScriptWriter::PrintFrame(FrameSource* source, const Thread* thread, uint16_
   // frame prints " (inlined)" where the others print their dso.
   const bool inlines = with_inlines && source->InlineSymbols(al, &inline_syms_);
   const size_t nr_lines = inlines ? inline_syms_.size() : 1;
+  // -F srcline: each line's source line, printed on a line of its own before an inline
+  // frame's " (inlined)" (perf's layout).
+  srcline_texts_.clear();
   if (f & kFieldSrcline) {
-    // perf puts the frame's source line on a line of its own, "  file:line", before an
-    // inline frame's " (inlined)". Not cached: the lines are long and the lookups are.
-    std::string text;
+    const SymbolFrames frames =
+        inlines && symbolizer_ ? symbolizer_->Module(*al.dso)->FramesAt(al.dso_addr) : SymbolFrames{};
     for (size_t i = 0; i < nr_lines; ++i) {
       if (inlines) al.sym = inline_syms_[i];
-      text += '\t';
-      char hex[17];
-      text.append(hex, PutHex(hex, al.dso && !al.dso->is_kernel() ? al.dso_addr : ip, 16));
-      if (f & kFieldSym) {
-        std::string sym(SymbolBound(al) + 8, '\0');
-        sym.resize(static_cast<size_t>(PutSymbol(sym.data(), al, f & kFieldSymOff) - sym.data()));
-        text += ' ';
-        text += sym;
-      }
-      const bool inlined = al.sym && al.sym->inlined;
-      if ((f & kFieldDso) && !inlined) {
-        std::string dso(DsoNameBound(al.dso) + 8, '\0');
-        dso.resize(static_cast<size_t>(PutDso(dso.data(), al, &scratch_) - dso.data()));
-        text += dso;
-      }
-      AppendSrcline(al, i, inlines, &text);
-      if (inlined) text += " (inlined)";
-      text += '\n';
+      srcline_texts_.push_back(SrclineUnder(al, i < frames.size() ? &frames[i] : nullptr));
     }
-    out->Append(text);
-    return;
   }
   size_t room = 0;
   for (size_t i = 0; i < nr_lines; ++i) {
     if (inlines) al.sym = inline_syms_[i];
-    room += 24 + SymbolBound(al) + DsoNameBound(al.dso) + 10;
+    room += 24 + SymbolBound(al) + DsoNameBound(al.dso) + 10 + (srcline_texts_.empty() ? 0 : srcline_texts_[i].size() + 3);
   }
   char* const start = out->Reserve(room);
   char* p = start;
@@ -385,6 +365,7 @@ void ScriptWriter::PrintFrame(FrameSource* source, const Thread* thread, uint16_
     }
     const bool inlined = al.sym && al.sym->inlined;
     if ((f & kFieldDso) && !inlined) p = PutDso(p, al, &scratch_);
+    if (!srcline_texts_.empty() && !srcline_texts_[i].empty()) p = PutStr(PutStr(p, "\n  "), srcline_texts_[i]);
     if (inlined) p = PutStr(p, " (inlined)");
     *p++ = '\n';
   }
@@ -399,34 +380,21 @@ void ScriptWriter::PrintFrame(FrameSource* source, const Thread* thread, uint16_
   memcpy(line->text, start, size);
 }
 
-void ScriptWriter::AppendSrcline(const AddrLocation& al, size_t inline_index, bool inlines, std::string* line_text) {
-  if (!al.dso || !symbolizer_) return;
+std::string ScriptWriter::SrclineUnder(const AddrLocation& al, const SymbolFrame* frame) {
+  if (!al.dso || !symbolizer_) return {};
   if (!al.sym) {
     // Without a symbol perf prints the line where there is one, nothing where addr2line
     // ran on the file and found none, and its "dso[vaddr]" where there is no file.
     const DsoModule* module = symbolizer_->Module(*al.dso);
     const SourceLine line = al.dso->is_kernel() ? SourceLine{} : module->FindSourceLine(al.dso_addr);
-    if (line.known()) {
-      *line_text += "\n  " + SourceLineText(line, false);
-    } else if (module->segments().empty()) {
-      const uint64_t vaddr = al.dso->is_kernel() ? al.dso_addr : module->ToDsoVaddr(al.dso_addr).value_or(al.dso_addr);
-      *line_text += fmt::format("\n  {}[{:x}]", al.dso->short_name(), vaddr);
-    }
-    return;
+    if (line.known()) return SourceLineText(line, false);
+    return module->segments().empty() ? DsoAddrText(symbolizer_, *al.dso, al.dso_addr) : std::string();
   }
-  std::string text;
-  if (inlines) {
-    // Each inline frame's own line: the innermost one's row, the call sites outward.
-    const SymbolFrames frames = symbolizer_->Module(*al.dso)->FramesAt(al.dso_addr);
-    if (inline_index < frames.size() && frames[inline_index].line.known())
-      text = SourceLineText(frames[inline_index].line, false);
-  }
-  uint64_t vaddr = al.dso_addr;
-  if (text.empty()) text = Addr2lineText(symbolizer_, *al.dso, al.dso_addr, false, &vaddr);
+  // An inline frame's own line: the innermost one's row, the call sites outward.
+  if (frame && frame->line.known()) return SourceLineText(frame->line, false);
+  std::string text = Addr2lineText(symbolizer_, *al.dso, al.dso_addr, false);
   // perf's fallback without the symbol's name: "dso[vaddr]".
-  if (text.empty()) text = fmt::format("{}[{:x}]", al.dso->short_name(), vaddr);
-  *line_text += "\n  ";
-  *line_text += text;
+  return text.empty() ? DsoAddrText(symbolizer_, *al.dso, al.dso_addr) : text;
 }
 
 }  // namespace perflens

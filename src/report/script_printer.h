@@ -120,8 +120,10 @@ class ScriptWriter : public SampleConsumer {
   std::vector<FrameLine> frame_lines_;  // kFrameLines when callchains are printed
   std::vector<const Symbol*> inline_syms_;  // PrintFrame's inline frames, reused
   Symbolizer* symbolizer_ = nullptr;
-  // -F srcline: the line under a frame (perf's callchain srcline), appended to `line`.
-  void AppendSrcline(const AddrLocation& al, size_t inline_index, bool inlines, std::string* line_text);
+  // -F srcline: the text under a frame (perf's callchain srcline), "" for none;
+  // `frame`: its inline frame at the address, when the entry was expanded.
+  std::string SrclineUnder(const AddrLocation& al, const SymbolFrame* frame);
+  std::vector<std::string> srcline_texts_;  // PrintFrame's, per line, reused
 };
 
 // `perf script`'s front-end: the fields per evsel resolved against the file, a Session

@@ -60,6 +60,13 @@ std::string Addr2lineText(Symbolizer* symbolizer, const Dso& dso, uint64_t dso_a
   return {};
 }
 
+std::string DsoAddrText(Symbolizer* symbolizer, const Dso& dso, uint64_t dso_addr) {
+  uint64_t vaddr = dso_addr;
+  if (!dso.is_kernel())
+    if (auto v = symbolizer->Module(dso)->ToDsoVaddr(dso_addr)) vaddr = *v;
+  return fmt::format("{}[{:x}]", dso.short_name(), vaddr);
+}
+
 void SrcLines::Fill(HistEntry* e, uint64_t dso_addr) {
   e->srcline = e->srcfile = nullptr;
   e->srcline_id = e->srcfile_id = 0;

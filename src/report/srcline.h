@@ -34,6 +34,9 @@ namespace perflens {
 std::string Addr2lineText(Symbolizer* symbolizer, const Dso& dso, uint64_t dso_addr, bool full_path,
                           uint64_t* vaddr = nullptr);
 
+// perf's fallback without a line or a symbol name: "dso[vaddr]" (hex; the kernel's ip).
+std::string DsoAddrText(Symbolizer* symbolizer, const Dso& dso, uint64_t dso_addr);
+
 // A source line's perf text: "file:line", the file's base name unless `full_path`.
 std::string SourceLineText(const SourceLine& line, bool full_path);
 
