@@ -10,8 +10,9 @@ namespace {
 
 // What a frame slot's addr is: the ip (unresolved), the symbol start, or for an inline
 // frame a hash of its name (perf's match_chain compares inlined frames by name: they
-// share their function's start).
-enum FrameKind : uint8_t { kFrameIp = 0, kFrameSymbol = 1, kFrameInlined = 2 };
+// share their function's start); with the address key, the ip of a resolved frame
+// (its symbol tells the inline frames at one ip apart).
+enum FrameKind : uint8_t { kFrameIp = 0, kFrameSymbol = 1, kFrameInlined = 2, kFrameAddress = 3 };
 
 size_t FrameSlotIndex(const Dso* dso, uint64_t addr, uint8_t kind, size_t mask) {
   uint64_t h = (reinterpret_cast<uintptr_t>(dso) ^ (addr * 0xBF58476D1CE4E5B9ULL) ^ kind) *
@@ -23,16 +24,20 @@ size_t FrameSlotIndex(const Dso* dso, uint64_t addr, uint8_t kind, size_t mask) 
 
 uint32_t CallchainStore::InternFrame(const ChainFrame& f) {
   if (2 * (frames_.size() + 1) > frame_slots_.size()) GrowFrames();
-  const uint8_t kind = !f.sym ? kFrameIp : f.sym->inlined ? kFrameInlined : kFrameSymbol;
-  const uint64_t addr = kind == kFrameIp       ? f.ip
-                        : kind == kFrameSymbol ? f.sym->start
-                                               : std::hash<std::string_view>{}(f.sym->name);
+  const uint8_t kind = !f.sym                          ? kFrameIp
+                       : key_ == CallchainKey::kAddress ? kFrameAddress
+                       : f.sym->inlined                 ? kFrameInlined
+                                                        : kFrameSymbol;
+  const uint64_t addr = kind == kFrameIp || kind == kFrameAddress ? f.ip
+                        : kind == kFrameSymbol                    ? f.sym->start
+                                                                  : std::hash<std::string_view>{}(f.sym->name);
   const size_t mask = frame_slots_.size() - 1;
   size_t i = FrameSlotIndex(f.dso, addr, kind, mask);
   while (frame_slots_[i].frame) {
     const FrameSlot& s = frame_slots_[i];
     if (s.dso == f.dso && s.addr == addr && s.kind == kind &&
-        (kind != kFrameInlined || frames_[s.frame - 1].sym->name == f.sym->name))
+        (kind != kFrameInlined || frames_[s.frame - 1].sym->name == f.sym->name) &&
+        (kind != kFrameAddress || frames_[s.frame - 1].sym == f.sym))
       return s.frame;
     i = (i + 1) & mask;
   }

@@ -31,9 +31,13 @@ class CallchainStore {
   CallchainStore(CallchainStore&&) noexcept;
   CallchainStore& operator=(CallchainStore&&) noexcept;
 
-  // The id of `f`'s function key (ChainFrame::SameFunction: dso and symbol start, or dso
-  // and ip when unresolved). The first frame seen with a key is the one printed.
+  // The id of `f`'s key: with CallchainKey::kFunction (the default) its function
+  // (ChainFrame::SameFunction: dso and symbol start, or dso and ip when unresolved); with
+  // kAddress its dso, ip and symbol (the inline frames of one entry share the ip). The
+  // first frame seen with a key is the one printed.
   uint32_t InternFrame(const ChainFrame& f);
+  // The key InternFrame uses; set before the first frame is interned.
+  void set_key(CallchainKey key) { key_ = key; }
 
   // Stores one chain of interned frame ids (in print order) and returns its pool
   // position, or UINT32_MAX once the pool is full (4G frames; AddRef ignores it).
@@ -87,6 +91,7 @@ class CallchainStore {
   void GrowFrames();
 
   mutable std::unique_ptr<BuildScratch> scratch_;  // for Build calls without one
+  CallchainKey key_ = CallchainKey::kFunction;
 
   std::vector<uint32_t> pool_;
   std::vector<std::vector<Ref>> refs_;  // by row

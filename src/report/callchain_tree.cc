@@ -96,8 +96,10 @@ bool ParseCallGraphArg(const std::string& arg, CallGraphParams* p, bool* order_s
     else if (w == "percent") p->value = CallchainValue::kPercent;
     else if (w == "period") p->value = CallchainValue::kPeriod;
     else if (w == "count") p->value = CallchainValue::kCount;
-    else if (w == "function" || w == "address" || w == "fp" || w == "dwarf" || w == "lbr")
-      ;  // accepted; only function keys are implemented
+    else if (w == "function") p->key = CallchainKey::kFunction;
+    else if (w == "address") p->key = CallchainKey::kAddress;
+    else if (w == "fp" || w == "dwarf" || w == "lbr")
+      ;  // record modes: perf accepts them here too
     else {
       char* end = nullptr;
       double v = std::strtod(w.c_str(), &end);
@@ -119,27 +121,35 @@ uint64_t CallchainMinHit(const CallGraphParams& p, uint64_t total_period, uint64
 
 namespace {
 
+// perf's callchain_list__sym_name: "name", "name srcline" with the address key, then
+// " (inlined)" for an inline frame; the ip where there is no symbol.
 std::string FrameName(const ChainFrame& f) {
-  if (f.sym) return f.sym->inlined ? std::string(f.sym->name) + " (inlined)" : std::string(f.sym->name);  // callchain_list__sym_name
-  return f.ip ? fmt::format("{:#x}", f.ip) : "0";
+  if (!f.sym) return f.ip ? fmt::format("{:#x}", f.ip) : "0";
+  std::string name(f.sym->name);
+  if (f.srcline) name.append(" ").append(*f.srcline);
+  if (f.sym->inlined) name.append(" (inlined)");
+  return name;
+}
+
+// The order of siblings with equal values: perf's rbtree of children (match_chain) keeps
+// them by DSO, then by symbol start (the ip when unresolved, or with the address key);
+// later DSO and higher address first.
+std::pair<int, uint64_t> TieKey(const CallchainNode* n, CallchainKey key) {
+  const ChainFrame& f = n->val.front();
+  return {f.dso ? f.dso->id() : -1, f.sym && key == CallchainKey::kFunction ? f.sym->start : f.ip};
 }
 
 constexpr std::string_view kMargin = "            ";  // callchain__fprintf_left_margin
 
 // Children of `node` kept for printing, sorted by cumulative period (stable for ties).
-std::vector<const CallchainNode*> SortedChildren(const CallchainNode& node, uint64_t min_hit) {
+std::vector<const CallchainNode*> SortedChildren(const CallchainNode& node, uint64_t min_hit, CallchainKey key) {
   std::vector<const CallchainNode*> v;
   for (const auto& c : node.children)
     if (c->cumul() >= min_hit) v.push_back(c.get());
-  // Ties keep perf's input-tree order (match_chain_dso_addresses): later DSO first,
-  // then the higher address (symbol start, or ip when unresolved) first.
-  auto tie_key = [](const CallchainNode* n) {
-    const ChainFrame& f = n->val.front();
-    return std::pair<int, uint64_t>(f.dso ? f.dso->id() : -1, f.sym ? f.sym->start : f.ip);
-  };
+  // Ties keep perf's input-tree order (TieKey).
   std::stable_sort(v.begin(), v.end(), [&](const CallchainNode* a, const CallchainNode* b) {
     if (a->cumul() != b->cumul()) return a->cumul() > b->cumul();
-    return tie_key(a) > tie_key(b);
+    return TieKey(a, key) > TieKey(b, key);
   });
   return v;
 }
@@ -169,7 +179,7 @@ constexpr uint32_t Bit(int i) { return 1u << (static_cast<unsigned>(i) & 31u); }
 
 void PrintGraphLevel(const CallchainNode& parent, const CallGraphParams& p, uint64_t total_period,
                      uint64_t total, int depth, uint32_t depth_mask, int left_margin, std::string* out) {
-  auto kids = SortedChildren(parent, MinHit(p, total_period, parent));
+  auto kids = SortedChildren(parent, MinHit(p, total_period, parent), p.key);
   uint64_t remaining = total;
   uint32_t new_mask = depth_mask;
   for (size_t k = 0; k < kids.size(); ++k) {
@@ -230,7 +240,7 @@ void PrintGraph(const CallchainNode& root, const CallGraphParams& p, uint64_t to
   size_t before = out->size();
   const CallchainNode* level = &root;
   int left_margin = 0;
-  auto first = SortedChildren(root, MinHit(p, total_period, root));
+  auto first = SortedChildren(root, MinHit(p, total_period, root), p.key);
   if (first.size() == 1 && first[0]->cumul() == parent_period) {
     // A single root chain: print it without a percentage (need_percent_display).
     const CallchainNode* c = first[0];
@@ -262,16 +272,13 @@ void PrintGraph(const CallchainNode& root, const CallGraphParams& p, uint64_t to
 // the input tree's order (later DSO first, then the higher address); `path` holds the
 // frames from the root.
 template <typename Fn>
-void ForEachPath(const CallchainNode& node, std::vector<const ChainFrame*>* path, Fn&& fn) {
+void ForEachPath(const CallchainNode& node, CallchainKey key, std::vector<const ChainFrame*>* path, Fn&& fn) {
   for (const auto& f : node.val) path->push_back(&f);
   std::vector<const CallchainNode*> kids;
   for (const auto& c : node.children) kids.push_back(c.get());
-  auto key = [](const CallchainNode* n) {
-    const ChainFrame& f = n->val.front();
-    return std::pair<int, uint64_t>(f.dso ? f.dso->id() : -1, f.sym ? f.sym->start : f.ip);
-  };
-  std::stable_sort(kids.begin(), kids.end(), [&](const CallchainNode* a, const CallchainNode* b) { return key(a) > key(b); });
-  for (const CallchainNode* c : kids) ForEachPath(*c, path, fn);
+  std::stable_sort(kids.begin(), kids.end(),
+                   [&](const CallchainNode* a, const CallchainNode* b) { return TieKey(a, key) > TieKey(b, key); });
+  for (const CallchainNode* c : kids) ForEachPath(*c, key, path, fn);
   if (node.hit) fn(node, *path);
   path->resize(path->size() - node.val.size());
 }
@@ -299,7 +306,7 @@ void PrintCallchain(const CallchainNode& root, const CallGraphParams& p, uint64_
       std::vector<Leaf> leaves;
       std::vector<const ChainFrame*> path;
       uint64_t min_hit = CallchainMinHit(p, total_period, root.children_hit);
-      ForEachPath(root, &path, [&](const CallchainNode& n, const std::vector<const ChainFrame*>& fr) {
+      ForEachPath(root, p.key, &path, [&](const CallchainNode& n, const std::vector<const ChainFrame*>& fr) {
         if (n.hit >= min_hit) leaves.push_back({n.hit, n.count, n.cumul(), n.count + n.children_count, fr});
       });
       std::stable_sort(leaves.begin(), leaves.end(), [](const Leaf& a, const Leaf& b) { return a.hit > b.hit; });

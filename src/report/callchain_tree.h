@@ -19,6 +19,10 @@ struct ChainFrame {
   const Dso* dso = nullptr;
   const Symbol* sym = nullptr;
   uint64_t ip = 0;  // the entry's raw ip (runtime address; printed when unresolved)
+  // With the address key (-g ...,address): the frame's source line as perf prints it
+  // after the name ("file:line", "??:0", or "+offset" where addr2line has no file);
+  // interned by the report, nullptr otherwise.
+  const std::string* srcline = nullptr;
   bool SameFunction(const ChainFrame& o) const {
     if (dso != o.dso) return false;
     // perf's match_chain: inlined frames share their function's start, so they
@@ -48,6 +52,11 @@ void AppendChain(CallchainNode* root, std::span<const ChainFrame> chain, uint64_
 
 enum class CallGraphMode { kNone, kGraph, kFractal, kFlat, kFolded };
 
+// What makes two frames one call-graph node (perf's callchain_param.key): the function
+// (DSO and symbol start; inlined frames by name), or the address (DSO and the entry's
+// ip: each call site apart, printed with its source line).
+enum class CallchainKey { kFunction, kAddress };
+
 // What a call-graph line shows (perf's callchain_param.value): percent of the total,
 // the period ("period"), or the number of samples ("count").
 enum class CallchainValue { kPercent, kPeriod, kCount };
@@ -56,6 +65,7 @@ struct CallGraphParams {
   CallGraphMode mode = CallGraphMode::kGraph;
   double min_percent = 0.5;  // threshold
   CallchainValue value = CallchainValue::kPercent;
+  CallchainKey key = CallchainKey::kFunction;
   bool caller_order = false;  // resolved by the report: caller with children, else callee
   bool skip_first_sym = false;  // perf omits the first entry when sorting by sym only
 };

@@ -17,10 +17,13 @@ void AddTotals(Hists* hists, uint64_t period, uint16_t cpumode, uint64_t nr_samp
 }  // namespace
 
 HistsConsumer::HistsConsumer(size_t nr_evsels, const std::vector<const SortKey*>& keys, bool children,
-                             const CallGraphParams& call_graph, SrcLines* srclines)
-    : children_(children), call_graph_(call_graph), srclines_(srclines) {
+                             const CallGraphParams& call_graph, SrcLines* srclines, SrcLines* chain_srclines)
+    : children_(children), call_graph_(call_graph), srclines_(srclines), chain_srclines_(chain_srclines) {
   hists_.reserve(nr_evsels);
-  for (size_t i = 0; i < nr_evsels; ++i) hists_.emplace_back(keys);
+  for (size_t i = 0; i < nr_evsels; ++i) {
+    hists_.emplace_back(keys);
+    hists_.back().chains().set_key(call_graph.key);
+  }
 }
 
 namespace {
@@ -83,7 +86,14 @@ void HistsConsumer::OnSample(const ResolvedSample& s) {
   if (graph && n) {
     // The chain in print order: callee first (the kernel's order) or caller first.
     chain_.clear();
-    for (const CallchainFrame& f : s.callchain) chain_.push_back(hists.chains().InternFrame({f.al.dso, f.al.sym, f.ip}));
+    if (chain_srclines_) {
+      for (const CallchainFrame& f : s.callchain)
+        chain_.push_back(hists.chains().InternFrame(
+            {f.al.dso, f.al.sym, f.ip, chain_srclines_->ChainText(f.al.dso, f.al.dso_addr, f.al.sym)}));
+    } else {
+      for (const CallchainFrame& f : s.callchain)
+        chain_.push_back(hists.chains().InternFrame({f.al.dso, f.al.sym, f.ip}));
+    }
     if (call_graph_.caller_order) std::reverse(chain_.begin(), chain_.end());
     chain_pos = hists.chains().AddChain(chain_);
     hists.chains().AddRef(self_row, chain_pos, 0, static_cast<uint32_t>(chain_.size()), s.period);

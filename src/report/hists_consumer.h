@@ -22,9 +22,10 @@ class HistsConsumer : public SampleConsumer {
   // One Hists per evsel, grouped by `keys`. `children`: accumulate along callchains;
   // `call_graph`: mode and order of the stored chains (kNone stores none).
   // `srclines`: the "srcline" key's lookups (report/srcline.h), non-null when `keys`
-  // holds it; not owned.
+  // holds it; `chain_srclines`: the call-graph frames' lines, non-null with the address
+  // key (CallchainKey::kAddress). Not owned.
   HistsConsumer(size_t nr_evsels, const std::vector<const SortKey*>& keys, bool children,
-                const CallGraphParams& call_graph, SrcLines* srclines = nullptr);
+                const CallGraphParams& call_graph, SrcLines* srclines = nullptr, SrcLines* chain_srclines = nullptr);
 
   void OnSample(const ResolvedSample& s) override;
   // Flat reports: a summed key's row is found when the key is first seen.
@@ -40,6 +41,7 @@ class HistsConsumer : public SampleConsumer {
   bool children_ = false;
   CallGraphParams call_graph_;
   SrcLines* srclines_ = nullptr;
+  SrcLines* chain_srclines_ = nullptr;
   std::vector<size_t> chain_rows_;    // per-sample dedup scratch, reused
   std::vector<uint32_t> chain_;       // interned frame ids in print order, reused
   static constexpr uint32_t kNoRow = UINT32_MAX;

@@ -71,7 +71,11 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   for (const SortKey* k : *keys)
     if (k->name == std::string_view("srcline") || k->name == std::string_view("srcfile"))
       r->srclines_ = std::make_unique<SrcLines>(&r->session_->symbolizer(), options.full_source_path);
-  r->hists_ = std::make_unique<HistsConsumer>(file->evsels().size(), *keys, r->children_, cg, r->srclines_.get());
+  if (chains && cg.key == CallchainKey::kAddress)
+    r->chain_srclines_ =
+        std::make_unique<SrcLines>(&r->session_->symbolizer(), options.full_source_path, options.inline_frames);
+  r->hists_ = std::make_unique<HistsConsumer>(file->evsels().size(), *keys, r->children_, cg, r->srclines_.get(),
+                                              r->chain_srclines_.get());
   r->session_->AddConsumer(r->hists_.get());
   return r;
 }

@@ -61,6 +61,7 @@ class Report {
   CallGraphParams call_graph_;
   std::unique_ptr<Session> session_;
   std::unique_ptr<SrcLines> srclines_;  // when a sort key is srcline
+  std::unique_ptr<SrcLines> chain_srclines_;  // with the call graph's address key
   std::unique_ptr<HistsConsumer> hists_;
 };
 

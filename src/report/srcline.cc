@@ -89,6 +89,28 @@ void SrcLines::Fill(HistEntry* e, uint64_t dso_addr) {
   e->srcfile_id = c.file_id;
 }
 
+const std::string* SrcLines::ChainText(const Dso* dso, uint64_t dso_addr, const Symbol* sym) {
+  if (!dso || !sym) return nullptr;
+  auto [it, added] = chain_texts_.try_emplace({sym, dso_addr}, nullptr);
+  if (!added) return it->second;
+  std::string text;
+  if (inline_frames_ && !dso->is_kernel()) {
+    // perf's append_inlines gives each frame of an expansion the line addr2line -i
+    // printed for it.
+    const SymbolFrames frames = symbolizer_->Module(*dso)->FramesAt(dso_addr);
+    if (frames.size() > 1)
+      for (const SymbolFrame& f : frames)
+        if (f.sym == sym && f.line.known()) {
+          text = SourceLineText(f.line, full_path_);
+          break;
+        }
+  }
+  if (text.empty()) text = Addr2lineText(symbolizer_, *dso, dso_addr, full_path_);
+  if (text.empty()) text = fmt::format("+{}", dso_addr >= sym->start ? dso_addr - sym->start : 0);
+  it->second = Intern(std::move(text)).first;
+  return it->second;
+}
+
 std::pair<const std::string*, uint32_t> SrcLines::Intern(std::string text) {
   auto [it, fresh] = ids_.try_emplace(std::move(text), static_cast<uint32_t>(texts_.size()));
   if (fresh) texts_.push_back(&it->first);

@@ -109,6 +109,25 @@ TEST(CallchainStoreTest, BuildsPerfsTreeForRandomChains) {
   }
 }
 
+// The address key: two call sites in one function are two nodes; the inline frames at
+// one ip (one symbol each) stay apart; one ip and symbol is one id.
+TEST(CallchainStoreTest, AddressKeyKeepsCallSitesApart) {
+  Fixture fx;
+  CallchainStore by_function, by_address;
+  by_address.set_key(CallchainKey::kAddress);
+  ChainFrame a = fx.F(1), b = fx.F(1);
+  b.ip += 0x20;
+  EXPECT_EQ(by_function.InternFrame(a), by_function.InternFrame(b));
+  const uint32_t ida = by_address.InternFrame(a);
+  EXPECT_NE(ida, by_address.InternFrame(b));
+  EXPECT_EQ(ida, by_address.InternFrame(a));
+  Symbol inl = fx.syms[1];
+  inl.inlined = true;
+  ChainFrame c{a.dso, &inl, a.ip};
+  EXPECT_NE(ida, by_address.InternFrame(c)) << "an inline frame at the same ip";
+  EXPECT_EQ(by_address.InternFrame(c), by_address.InternFrame(c));
+}
+
 TEST(CallchainStoreTest, RowsOwnSuffixesAndMerge) {
   Fixture fx;
   CallchainStore store;

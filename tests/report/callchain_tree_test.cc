@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 namespace perflens {
@@ -187,8 +188,35 @@ TEST(ParseCallGraphArgTest, ModesOrderAndThreshold) {
   EXPECT_FALSE(p.caller_order);
   EXPECT_TRUE(order_set);
   EXPECT_DOUBLE_EQ(p.min_percent, 0.0);
+  EXPECT_EQ(p.key, CallchainKey::kFunction);
   ASSERT_TRUE(ParseCallGraphArg("graph,0.5,caller,address,percent", &p, &order_set, &err));
   EXPECT_EQ(p.mode, CallGraphMode::kGraph);
+  EXPECT_EQ(p.key, CallchainKey::kAddress);
+  ASSERT_TRUE(ParseCallGraphArg("function", &p, &order_set, &err));
+  EXPECT_EQ(p.key, CallchainKey::kFunction);
+}
+
+// perf's callchain_list__sym_name with the address key: "name srcline", " (inlined)"
+// after the line, the bare ip without a symbol.
+TEST(PrintCallchainTest, AddressKeyPrintsTheSourceLine) {
+  Fixture fx;
+  Symbol inl{kBase + 0x1000, kBase + 0x1100, "Scale"};
+  inl.inlined = true;
+  const std::string line = "levels.c:23", call_site = "levels.c:59";
+  ChainFrame main_f = fx.F(fx.main_);
+  main_f.srcline = &call_site;
+  ChainFrame inl_f{&fx.jit, &inl, kBase + 0x1010, &line};
+  ChainFrame unresolved{&fx.jit, nullptr, kBase + 0x9999, &line};
+  CallchainNode root;
+  std::vector<ChainFrame> chain = {main_f, inl_f, unresolved};
+  AppendChain(&root, chain, 10);
+  CallGraphParams p;
+  p.key = CallchainKey::kAddress;
+  std::string out;
+  PrintCallchain(root, p, 10, 10, &out);
+  EXPECT_NE(out.find("---main levels.c:59\n"), std::string::npos) << out;
+  EXPECT_NE(out.find(" Scale levels.c:23 (inlined)\n"), std::string::npos) << out;
+  EXPECT_NE(out.find(fmt::format(" {:#x}\n", kBase + 0x9999)), std::string::npos) << out;
 }
 
 TEST(ParseCallGraphArgTest, ErrorsNameTheWord) {

@@ -231,8 +231,8 @@ TEST(ReplayDwarfFixture, PerfOutputsCaptured) {
     RowsOf(c.mode, text, &rows, &kinds);
     EXPECT_GE(rows.size(), 1u) << c.fixture << " " << c.mode;
   }
-  EXPECT_EQ(dwarf_cases, kDwarfFixtures.size() * 9 + 5)
-      << "self + eight dwarf modes each, script-srcline on three, script-srcline-G on two";
+  EXPECT_EQ(dwarf_cases, kDwarfFixtures.size() * 10 + 7)
+      << "self + nine dwarf modes each, script-srcline on three, script-srcline-G and graph-address-children on two";
 }
 
 TEST(ReplayDwarfFixture, ScenarioContent) {
