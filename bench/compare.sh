@@ -35,8 +35,10 @@
 #   --no-dwarf        skip the dwarf recording and its timings
 #   --scaling         also run the 1x/2x/4x scaling series (base --scaling-seconds, 3)
 #   --only-perflens   time perflens only (no perf runs)
-#   --srcline         also time `report --no-children -g none --sort sym,srcline` on
-#                     fp.data (issue #13; perf runs addr2line per address: ~130 s a run)
+#   --srcline         also time `report --no-children -g none --sort sym,srcline` and
+#                     `-g caller,0.5,address` on fp.data (issue #13; perf runs addr2line
+#                     per address: ~130 s a run), and perflens's `report --inline`
+#                     against `--no-inline` on each file
 set -euo pipefail
 
 src_dir=$(cd "$(dirname "$0")/.." && pwd)
@@ -188,6 +190,21 @@ done
 if [[ $do_srcline -eq 1 ]]; then
   run_job "$work/fp.data" "report --no-children -g none -s sym,srcline" \
     report --stdio --no-children -g none --sort sym,srcline
+  run_job "$work/fp.data" "report --no-children -g caller,0.5,address" \
+    report --stdio --no-children -g caller,0.5,address
+  # What inline frames cost perflens (children + graph; issue #13: at most 2x): --inline
+  # (the default, as perf's) against --no-inline, alternating.
+  for f in "${files[@]}"; do
+    il_runs="" ni_runs=""
+    for ((i = 0; i < runs; ++i)); do
+      il_runs+="$(measure "$perflens" report --stdio --inline -i "$f")"$'\n'
+      ni_runs+="$(measure "$perflens" report --stdio --no-inline -i "$f")"$'\n'
+    done
+    read -r iw _ _ <<<"$(printf '%s' "$il_runs" | median_of)"
+    read -r nw _ _ <<<"$(printf '%s' "$ni_runs" | median_of)"
+    awk -v f="$(basename "$f")" -v a="$iw" -v b="$nw" 'BEGIN {
+      printf "%-10s perflens report --stdio --inline %.3f s / --no-inline %.3f s = %.2fx\n", f, a, b, (b > 0 ? a / b : 0) }'
+  done
 fi
 
 # --- unwinding: hotspot's perfparser on dwarf.data ---------------------------------------
