@@ -15,6 +15,7 @@
 // unwinding lands (issue #12); until then ReplayDwarfFixture checks what was captured.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <ostream>
@@ -40,7 +41,7 @@ const std::vector<std::string> kAgreementFixtures = {"pie", "cxx", "dlopen", "tw
 // The --call-graph dwarf fixtures (fixtures/README.md "The dwarf fixtures").
 const std::vector<std::string> kDwarfFixtures = {
     "dwarf_c",     "dwarf_inline", "dwarf_cxx",       "dwarf_clang_lld", "dwarf_stripped",
-    "dwarf_vdso",  "dwarf_fork",   "dwarf_recursion", "dwarf_m32",       "dwarf_system_wide"};
+    "dwarf_vdso",  "dwarf_fork",   "dwarf_recursion", "dwarf_m32",       "dwarf_system_wide", "dwarf_inline_cxx"};
 // On since unwinding landed (issue #12): the dwarf fixtures have perflens goldens and
 // are compared with perf like the others (fixtures/check_dwarf_agreement.py prints the
 // same agreement per fixture). dwarf_m32 is the exception of AgreesWithPerf: perf 6.1
@@ -184,6 +185,10 @@ TEST_P(ReplayFixture, AgreesWithPerf) {
   // goldens and SrclineTruth stand for them.
   if (mode == "srcline" && (GetParam().fixture == "dwarf_vdso" || GetParam().fixture == "dwarf_system_wide"))
     GTEST_SKIP() << "PLT naming / perf's cut srcline texts; see SrclineTruth";
+  // dwarf_inline_cxx: binutils names some inline frames by their enclosing function
+  // (InlineCxxTruth); every mode that prints inline frames differs there.
+  if (GetParam().fixture == "dwarf_inline_cxx" && mode != "self" && mode != "srcline" && mode != "srcfile")
+    GTEST_SKIP() << "binutils' first-query naming of inline frames; see InlineCxxTruth";
   std::string perf_text = ReadFileOrEmpty(File("expected-perf-" + mode + ".txt"));
   ASSERT_FALSE(perf_text.empty()) << "missing " << File("expected-perf-" + mode + ".txt")
                                   << " (make_fixtures.sh captures it)";
@@ -323,6 +328,62 @@ TEST(ReplayDwarfFixture, M32ChainsReachMain) {
 // ("__memcg_slab_post_al"). perflens prints the whole text, of which perf's is a prefix.
 // And PLT stubs keep their own names (the documented PLT naming) with perf's fallback
 // "sym+offset" (no line in a stub).
+// dwarf_inline_cxx (always_inline templates, lambdas in std::transform and
+// std::function): binutils' addr2line, which perf 6.1 runs, names an inlined function
+// without a linkage name (a lambda's operator(), std::transform's instance, a static
+// function) by the ELF symbol around it the first time it is asked about that function,
+// and by its own name afterwards; perf keeps each address's first answer. So at some
+// addresses perf prints the enclosing function as inlined into itself, and the same
+// lambda under two names. perflens names each inline frame from DWARF. The script lines
+// differ exactly there: perf's `IP SYM+OFF (DSO)` repeats the ELF symbol's own line,
+// which ends the address's frames, where perflens prints `IP NAME+OFF (inlined)`.
+TEST(ReplayDwarfFixture, InlineCxxTruth) {
+  const std::string dir = FixturesDir() + "/dwarf_inline_cxx/";
+  const std::vector<std::string> perf = SplitLines(ReadFileOrEmpty(dir + "expected-perf-script.txt"));
+  const std::vector<std::string> lens = SplitLines(ReadFileOrEmpty(dir + "expected-script.txt"));
+  ASSERT_GT(perf.size(), 1000u);
+  ASSERT_EQ(perf.size(), lens.size());
+  auto ip_of = [](const std::string& line) {
+    const size_t b = line.find_first_not_of(" \t");
+    return b == std::string::npos ? std::string() : line.substr(b, line.find(' ', b) - b);
+  };
+  auto offset_of = [](const std::string& line) {
+    const size_t plus = line.rfind("+0x");
+    return plus == std::string::npos ? std::string() : line.substr(plus, line.find(' ', plus) - plus);
+  };
+  size_t differing = 0;
+  std::vector<std::string> names;
+  for (size_t i = 0; i < perf.size(); ++i) {
+    if (perf[i] == lens[i]) continue;
+    ++differing;
+    const std::string ip = ip_of(perf[i]);
+    ASSERT_FALSE(ip.empty()) << "line " << i + 1 << ": " << perf[i];
+    EXPECT_EQ(ip, ip_of(lens[i])) << "line " << i + 1;
+    EXPECT_EQ(offset_of(perf[i]), offset_of(lens[i])) << "line " << i + 1;
+    EXPECT_EQ(perf[i].find(" (inlined)"), std::string::npos) << perf[i];
+    ASSERT_NE(lens[i].find(" (inlined)"), std::string::npos) << lens[i];
+    // The last line at this ip (the ELF symbol's frame) is perf's line again.
+    size_t last = i;
+    while (last + 1 < perf.size() && ip_of(perf[last + 1]) == ip) ++last;
+    EXPECT_GT(last, i) << "line " << i + 1;
+    EXPECT_EQ(perf[last], perf[i]) << "line " << i + 1 << ": perf names the enclosing function";
+    EXPECT_EQ(lens[last], perf[last]) << "line " << last + 1;
+    const size_t b = lens[i].find(' ', lens[i].find_first_not_of(" \t")) + 1;
+    const std::string name = lens[i].substr(b, lens[i].rfind("+0x") - b);
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  }
+  EXPECT_GT(differing, 0u) << "the fixture shows the difference";
+  EXPECT_LT(differing * 50, perf.size()) << "under 2% of the lines";
+  // The lambda and std::transform are inline frames in perf's own output too, at the
+  // addresses it met later.
+  const std::string perf_text = ReadFileOrEmpty(dir + "expected-perf-script.txt");
+  for (const std::string& name : names) {
+    if (name == "CpuSeconds") continue;  // two samples, both first answers
+    EXPECT_NE(perf_text.find(" " + name + "+0x"), std::string::npos) << name;
+  }
+  EXPECT_EQ(names.size(), 3u) << "operator(), transform<...>, CpuSeconds";
+}
+
 TEST(ReplayDwarfFixture, SrclineTruth) {
   auto rows = [](const std::string& fixture, const std::string& name) {
     return SrclineRows(ReadFileOrEmpty(FixturesDir() + "/" + fixture + "/" + name));
