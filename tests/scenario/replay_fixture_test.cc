@@ -236,8 +236,8 @@ TEST(ReplayDwarfFixture, PerfOutputsCaptured) {
     RowsOf(c.mode, text, &rows, &kinds);
     EXPECT_GE(rows.size(), 1u) << c.fixture << " " << c.mode;
   }
-  EXPECT_EQ(dwarf_cases, kDwarfFixtures.size() * 10 + 7)
-      << "self + nine dwarf modes each, script-srcline on three, script-srcline-G and graph-address-children on two";
+  EXPECT_EQ(dwarf_cases, kDwarfFixtures.size() * 10 + 9)
+      << "self + nine dwarf modes each, script-srcline on five, script-srcline-G and graph-address-children on two";
 }
 
 TEST(ReplayDwarfFixture, ScenarioContent) {
