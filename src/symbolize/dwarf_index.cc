@@ -27,7 +27,7 @@ constexpr uint32_t kNoFile = UINT32_MAX;
 constexpr uint32_t kNoNode = UINT32_MAX;
 // Deeper DIE trees or inline chains than this are malformed (or hostile): not followed.
 constexpr int kMaxDieDepth = 256;
-constexpr size_t kMaxInlineDepth = 128;
+constexpr size_t kMaxInlineDepth = DwarfIndex::kMaxFrames;
 
 // binutils' non_mangled(): languages whose DW_AT_name is also the linkage name, so an
 // innermost function without DW_AT_linkage_name is still named by its DIE.
@@ -283,6 +283,10 @@ bool UnreadByTheIndex(std::string_view name) {
 }  // namespace
 
 Result<std::unique_ptr<DwarfIndex>> DwarfIndex::Open(const std::string& path, SymbolAt symbol_at, Options options) {
+  // libelf refuses every file until its version is set; Open may be the first libelf
+  // user in the process (a DwarfIndex without a Symbolizer).
+  static const bool kLibelfReady = elf_version(EV_CURRENT) != EV_NONE;
+  if (!kLibelfReady) return Err("{}: libelf has no usable version", path);
   auto opened = OpenRegularFile(path);
   if (!opened.ok()) return opened.error();
   int fd = *opened;

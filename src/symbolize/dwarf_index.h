@@ -40,6 +40,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -78,7 +79,7 @@ class DwarfIndex {
   // sequence); !known() outside every sequence.
   SourceLine FindLine(uint64_t dso_vaddr) const;
 
-  // Appends the frames at `dso_vaddr` to `out`, innermost first, perf 6.1's records:
+  // Appends the frames at `dso_vaddr` to `out` (at most kMaxFrames), innermost first, perf 6.1's records:
   // frame k is the k-th function out from the innermost with its location there — the
   // line-table row for the innermost, the DW_AT_call_file/line/column of the next
   // inner inlined call for the others; `inline_depth` counts down to 0 at the function
@@ -86,17 +87,26 @@ class DwarfIndex {
   // without a DWARF function covering the address, one frame: `base` with the row.
   void AppendFrames(uint64_t dso_vaddr, const Symbol* base, SymbolFrames* out) const;
 
+  // Inline chains deeper than this (malformed or hostile DWARF) are cut: AppendFrames
+  // gives at most this many frames, the outermost ones.
+  static constexpr size_t kMaxFrames = 128;
+
   // How many inline symbols have been interned so far (grows as CUs are read).
   size_t inline_symbol_count() const;
   size_t compile_unit_count() const { return cus_.size(); }
 
+  // The compile units' address ranges as Open listed them, sorted by lo (ranges of
+  // distinct CUs may overlap in bad DWARF; FindCu takes the last one starting at or
+  // below an address).
+  struct CuRange {
+    uint64_t lo, hi;  // [lo, hi) in dso_vaddr
+    uint32_t cu;      // index of the compile unit
+  };
+  std::span<const CuRange> compile_unit_ranges() const { return ranges_; }
+
   struct Cu;  // one compile unit's tables (dwarf_index.cc)
 
  private:
-  struct CuRange {
-    uint64_t lo, hi;  // [lo, hi) in dso_vaddr
-    uint32_t cu;
-  };
   DwarfIndex() = default;
   const Cu* FindCu(uint64_t dso_vaddr) const;
   void ReadCu(Cu& cu) const;  // under mu_
