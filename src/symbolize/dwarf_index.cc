@@ -2,6 +2,7 @@
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <gelf.h>
 #include <libelf.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -280,6 +281,26 @@ bool UnreadByTheIndex(std::string_view name) {
   return std::find(std::begin(kUnread), std::end(kUnread), name) != std::end(kUnread);
 }
 
+// The name of a string section (.debug_str, .debug_line_str) whose last byte is not
+// NUL, or "": libdw (0.188) reads a DW_FORM_strp / DW_FORM_line_strp string with
+// strlen from its offset, past the section's end when its last string is cut. Checks
+// the bytes libdw will read (elf_getdata); still-compressed sections are libdw's to
+// inflate and are not checked.
+std::string UnterminatedStringSection(Elf* elf) {
+  size_t shstrndx;
+  if (elf_getshdrstrndx(elf, &shstrndx) != 0) return {};
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr shdr;
+    if (!gelf_getshdr(scn, &shdr) || shdr.sh_type == SHT_NOBITS || (shdr.sh_flags & SHF_COMPRESSED)) continue;
+    const char* name = elf_strptr(elf, shstrndx, shdr.sh_name);
+    if (!name || (std::string_view(name) != ".debug_str" && std::string_view(name) != ".debug_line_str")) continue;
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (data && data->d_buf && data->d_size && static_cast<const char*>(data->d_buf)[data->d_size - 1] != '\0')
+      return name;
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<std::unique_ptr<DwarfIndex>> DwarfIndex::Open(const std::string& path, SymbolAt symbol_at, Options options) {
@@ -314,6 +335,11 @@ Result<std::unique_ptr<DwarfIndex>> DwarfIndex::Open(const std::string& path, Sy
   if (!image) {
     HideCompressedSections(elf, UnreadByTheIndex);
     InflateDebugSections(elf);
+  }
+  if (std::string bad = UnterminatedStringSection(elf); !bad.empty()) {
+    elf_end(elf);
+    if (fd >= 0) close(fd);
+    return Err("{}: {} does not end in a NUL byte (its last string is cut)", path, bad);
   }
   Dwarf* dw = dwarf_begin_elf(elf, DWARF_C_READ, nullptr);
   if (!dw) {
