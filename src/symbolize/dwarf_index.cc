@@ -15,6 +15,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include <fmt/format.h>
+
 #include "base/mapped_file.h"
 #include "symbolize/demangle.h"
 #include "symbolize/elf_sections.h"
@@ -113,13 +115,15 @@ class CuReader {
   using Cu = DwarfIndex::Cu;
   CuReader(Cu& cu, Dwarf_Die* cu_die, const DwarfIndex::Options& options, const DwarfIndex::SymbolAt& symbol_at,
            std::function<std::string_view(std::string_view)> intern_string,
-           std::function<const Symbol*(const Symbol*, std::string_view)> intern_symbol)
+           std::function<const Symbol*(const Symbol*, std::string_view)> intern_symbol,
+           std::function<void(std::string)> note_problem)
       : cu_(cu),
         cu_die_(cu_die),
         options_(options),
         symbol_at_(symbol_at),
         intern_string_(std::move(intern_string)),
         intern_symbol_(std::move(intern_symbol)),
+        note_problem_(std::move(note_problem)),
         names_are_linkage_(NamesAreLinkageNames(dwarf_srclang(cu_die))) {}
 
   void Read() {
@@ -151,7 +155,13 @@ class CuReader {
   void ReadLines() {
     Dwarf_Lines* lines = nullptr;
     size_t n = 0;
-    if (dwarf_getsrclines(cu_die_, &lines, &n) != 0) return;
+    if (dwarf_getsrclines(cu_die_, &lines, &n) != 0) {
+      // Without DW_AT_stmt_list the CU simply has no lines.
+      if (dwarf_hasattr(cu_die_, DW_AT_stmt_list))
+        note_problem_(fmt::format("compile unit at {:#x}: line table unreadable ({})", dwarf_dieoffset(cu_die_),
+                                  dwarf_errmsg(-1)));
+      return;
+    }
     cu_.rows.reserve(n);
     for (size_t i = 0; i < n; ++i) {
       Dwarf_Line* l = dwarf_onesrcline(lines, i);
@@ -222,9 +232,16 @@ class CuReader {
   // function instance, anything else (lexical blocks, namespaces, classes) is looked
   // through.
   void Walk(Dwarf_Die* parent, uint32_t function, int depth) {
-    if (depth > kMaxDieDepth) return;
+    if (depth > kMaxDieDepth) {
+      if (!too_deep_)
+        note_problem_(fmt::format("compile unit at {:#x}: DIEs nested deeper than {} skipped",
+                                  dwarf_dieoffset(cu_die_), kMaxDieDepth));
+      too_deep_ = true;
+      return;
+    }
     Dwarf_Die child;
     if (dwarf_child(parent, &child) != 0) return;
+    int next;
     do {
       int tag = dwarf_tag(&child);
       if (tag == DW_TAG_subprogram && !dwarf_hasattr(&child, DW_AT_declaration) &&
@@ -255,7 +272,11 @@ class CuReader {
       } else {
         Walk(&child, function, depth + 1);
       }
-    } while (dwarf_siblingof(&child, &child) == 0);
+      // libdw refuses a DW_AT_sibling that does not point forwards (it would loop).
+      const Dwarf_Off at = dwarf_dieoffset(&child);
+      if ((next = dwarf_siblingof(&child, &child)) < 0)
+        note_problem_(fmt::format("DIE at {:#x}: next sibling unreadable ({})", at, dwarf_errmsg(-1)));
+    } while (next == 0);
   }
 
   Cu& cu_;
@@ -264,7 +285,9 @@ class CuReader {
   const DwarfIndex::SymbolAt& symbol_at_;
   std::function<std::string_view(std::string_view)> intern_string_;
   std::function<const Symbol*(const Symbol*, std::string_view)> intern_symbol_;
+  std::function<void(std::string)> note_problem_;
   bool names_are_linkage_;
+  bool too_deep_ = false;
   Dwarf_Files* files_ = nullptr;
   size_t nfiles_ = 0;
   std::unordered_map<const char*, uint32_t> file_ids_;  // libdw's strings live as long as the Dwarf
@@ -348,6 +371,7 @@ Result<std::unique_ptr<DwarfIndex>> DwarfIndex::Open(const std::string& path, Sy
     return Err("{}: no DWARF ({})", path, dwarf_errmsg(-1));
   }
   std::unique_ptr<DwarfIndex> index(new DwarfIndex());
+  index->path_ = path;
   index->fd_ = fd;
   index->elf_ = elf;
   index->image_ = std::move(image);
@@ -359,7 +383,8 @@ Result<std::unique_ptr<DwarfIndex>> DwarfIndex::Open(const std::string& path, Sy
   Dwarf_Half version;
   uint8_t unit_type;
   Dwarf_Die cu_die;
-  while (dwarf_get_units(dw, cu, &cu, &version, &unit_type, &cu_die, nullptr) == 0) {
+  int more;
+  while ((more = dwarf_get_units(dw, cu, &cu, &version, &unit_type, &cu_die, nullptr)) == 0) {
     // Type units have no code; split (skeleton) units would need the .dwo: not read.
     if (unit_type != DW_UT_compile) continue;
     auto n = static_cast<uint32_t>(index->cus_.size());
@@ -371,12 +396,19 @@ Result<std::unique_ptr<DwarfIndex>> DwarfIndex::Open(const std::string& path, Sy
       index->ranges_.push_back({start, end, n});
       any = true;
     }
+    if (offset < 0)
+      index->NoteProblem(
+          fmt::format("compile unit at {:#x}: address ranges unreadable ({})", dwarf_dieoffset(&cu_die), dwarf_errmsg(-1)));
     if (!any) continue;
     auto c = std::make_unique<Cu>();
     c->die_offset = dwarf_dieoffset(&cu_die);
     index->cus_.push_back(std::move(c));
   }
-  if (index->ranges_.empty()) return Err("{}: no DWARF compile unit with code addresses", path);
+  if (more < 0) index->NoteProblem(fmt::format("compile units unreadable ({})", dwarf_errmsg(-1)));
+  if (index->ranges_.empty()) {
+    if (!index->first_problem_.empty()) return Err("{}: {}", path, index->first_problem_);
+    return Err("{}: no DWARF compile unit with code addresses", path);
+  }
   std::sort(index->ranges_.begin(), index->ranges_.end(),
             [](const CuRange& a, const CuRange& b) { return a.lo < b.lo; });
   return index;
@@ -402,9 +434,23 @@ const DwarfIndex::Cu* DwarfIndex::FindCu(uint64_t dso_vaddr) const {
   return &cu;
 }
 
+void DwarfIndex::NoteProblem(std::string what) const {
+  if (problems_++ == 0) first_problem_ = std::move(what);
+}
+
+std::string DwarfIndex::problem() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (problems_ == 0) return {};
+  if (problems_ == 1) return fmt::format("{}: {}", path_, first_problem_);
+  return fmt::format("{}: {} (and {} more)", path_, first_problem_, problems_ - 1);
+}
+
 void DwarfIndex::ReadCu(Cu& cu) const {
   Dwarf_Die die;
-  if (!dwarf_offdie(dwarf_, cu.die_offset, &die)) return;
+  if (!dwarf_offdie(dwarf_, cu.die_offset, &die)) {
+    NoteProblem(fmt::format("compile unit at {:#x}: unreadable ({})", cu.die_offset, dwarf_errmsg(-1)));
+    return;
+  }
   auto intern_string = [this](std::string_view s) -> std::string_view { return *strings_.emplace(s).first; };
   auto intern_symbol = [this](const Symbol* base, std::string_view name) -> const Symbol* {
     auto [it, added] = interned_.try_emplace({base, name}, nullptr);
@@ -418,7 +464,9 @@ void DwarfIndex::ReadCu(Cu& cu) const {
     }
     return it->second;
   };
-  CuReader(cu, &die, options_, symbol_at_, intern_string, intern_symbol).Read();
+  CuReader(cu, &die, options_, symbol_at_, intern_string, intern_symbol,
+           [this](std::string what) { NoteProblem(std::move(what)); })
+      .Read();
 }
 
 SourceLine DwarfIndex::FindLine(uint64_t dso_vaddr) const {

@@ -91,6 +91,13 @@ class DwarfIndex {
   // gives at most this many frames, the outermost ones.
   static constexpr size_t kMaxFrames = 128;
 
+  // The parts of the DWARF that could not be read and were skipped (a compile unit's
+  // address ranges or line table, DIEs nested too deep or whose siblings point
+  // backwards): the first one naming the file, e.g. "prog: compile unit at 0xb: line
+  // table unreadable (invalid DWARF)", plus " (and 2 more)"; "" while none. Lookups
+  // there give what could be read (no line, fewer frames). Grows as CUs are read.
+  std::string problem() const;
+
   // How many inline symbols have been interned so far (grows as CUs are read).
   size_t inline_symbol_count() const;
   size_t compile_unit_count() const { return cus_.size(); }
@@ -111,6 +118,9 @@ class DwarfIndex {
   const Cu* FindCu(uint64_t dso_vaddr) const;
   void ReadCu(Cu& cu) const;  // under mu_
 
+  void NoteProblem(std::string what) const;  // under mu_ (or in Open)
+
+  std::string path_;
   Options options_;
   SymbolAt symbol_at_;
   int fd_ = -1;                 // -1 when elf_ is an image
@@ -126,6 +136,8 @@ class DwarfIndex {
   mutable std::deque<Symbol> inline_symbols_;         // never moves
   mutable std::map<std::pair<const Symbol*, std::string_view>, const Symbol*> interned_;
   mutable std::atomic<size_t> inline_symbol_count_{0};
+  mutable std::string first_problem_;  // without the path
+  mutable size_t problems_ = 0;
 };
 
 }  // namespace perflens

@@ -444,10 +444,11 @@ inline bool DwarfTextOk(std::string_view what, std::string_view s, Invariants* i
 // DwarfIndex (line tables and inline trees) on an ELF file with DWARF: Open, then
 // FindLine and AppendFrames at the start, middle, last byte and end of every compile
 // unit range (the first 64), at 0 and ~0, and at the last sixteen u64 values of the
-// input. Checks: an Open error names the file; every lookup returns; 1 to kMaxFrames
-// frames, inline_depth counting down to 0, each with a symbol (the ELF one, or an
-// interned inline one numbered from first_symbol_index); the innermost frame's line is
-// FindLine's; names and files hold no NUL and print without control bytes.
+// input. Checks: an Open error and the skipped parts (problem()) name the file; every
+// lookup returns; 1 to kMaxFrames frames, inline_depth counting down to 0, each with a
+// symbol (the ELF one, or an interned inline one numbered from first_symbol_index); the
+// innermost frame's line is FindLine's; names and files hold no NUL and print without
+// control bytes.
 inline int FuzzDwarf(const uint8_t* data, size_t size) {
   if (size < 52) return 0;  // smaller than an ELF header
   const std::string& path = DwarfInputPath();
@@ -512,6 +513,8 @@ inline int FuzzDwarf(const uint8_t* data, size_t size) {
     }
     if (!inv.ok()) break;
   }
+  const std::string problem = dw.problem();
+  inv.Expect(problem.empty() || problem.starts_with(path + ": "), "problem does not name the file: {:?}", problem);
   return inv.Finish();
 }
 
