@@ -116,7 +116,7 @@ class CuReader {
   CuReader(Cu& cu, Dwarf_Die* cu_die, const DwarfIndex::Options& options, const DwarfIndex::SymbolAt& symbol_at,
            std::function<std::string_view(std::string_view)> intern_string,
            std::function<const Symbol*(const Symbol*, std::string_view)> intern_symbol,
-           std::function<void(std::string)> note_problem)
+           std::function<void(std::string)> note_problem, uint64_t* ranges_left)
       : cu_(cu),
         cu_die_(cu_die),
         options_(options),
@@ -124,6 +124,7 @@ class CuReader {
         intern_string_(std::move(intern_string)),
         intern_symbol_(std::move(intern_symbol)),
         note_problem_(std::move(note_problem)),
+        ranges_left_(ranges_left),
         names_are_linkage_(NamesAreLinkageNames(dwarf_srclang(cu_die))) {}
 
   void Read() {
@@ -211,6 +212,7 @@ class CuReader {
     Dwarf_Addr base, start, end;
     bool first = true;
     while ((offset = dwarf_ranges(die, offset, &base, &start, &end)) > 0) {
+      if (!TakeRange()) break;
       if (start >= end) continue;
       const Symbol* sym = nullptr;
       const Symbol* elf = symbol_at_(start);
@@ -219,6 +221,20 @@ class CuReader {
       first = false;
       out->push_back({start, end, node, sym});
     }
+  }
+
+  // Counts one range entry read against the index's budget; false (noted once per CU)
+  // when it is spent: DIEs sharing one long range list would cost DIEs x entries.
+  bool TakeRange() {
+    if (*ranges_left_ > 0) {
+      --*ranges_left_;
+      return true;
+    }
+    if (!out_of_ranges_)
+      note_problem_(fmt::format("compile unit at {:#x}: more address ranges than the DWARF has bytes; the rest skipped",
+                                dwarf_dieoffset(cu_die_)));
+    out_of_ranges_ = true;
+    return false;
   }
 
   uint32_t NewNode() {
@@ -286,8 +302,10 @@ class CuReader {
   std::function<std::string_view(std::string_view)> intern_string_;
   std::function<const Symbol*(const Symbol*, std::string_view)> intern_symbol_;
   std::function<void(std::string)> note_problem_;
+  uint64_t* ranges_left_;
   bool names_are_linkage_;
   bool too_deep_ = false;
+  bool out_of_ranges_ = false;
   Dwarf_Files* files_ = nullptr;
   size_t nfiles_ = 0;
   std::unordered_map<const char*, uint32_t> file_ids_;  // libdw's strings live as long as the Dwarf
@@ -296,6 +314,22 @@ class CuReader {
 
 // The compressed debug sections the index never reads (variable locations, macros,
 // name and address tables, CFI): hidden from libdw, which would inflate them.
+// The bytes of the debug sections libdw reads (inflated where they were inflated): a
+// bound on the address ranges well-formed DWARF can list (each range-list entry, each
+// low_pc/high_pc pair takes at least a byte).
+uint64_t DebugBytes(Elf* elf) {
+  size_t shstrndx;
+  if (elf_getshdrstrndx(elf, &shstrndx) != 0) return 0;
+  uint64_t total = 0;
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr shdr;
+    if (!gelf_getshdr(scn, &shdr) || shdr.sh_type == SHT_NOBITS) continue;
+    const char* name = elf_strptr(elf, shstrndx, shdr.sh_name);
+    if (name && std::string_view(name).starts_with(".debug_")) total += shdr.sh_size;
+  }
+  return total;
+}
+
 bool UnreadByTheIndex(std::string_view name) {
   static constexpr std::string_view kUnread[] = {
       ".debug_loclists", ".debug_loc",      ".debug_macro",        ".debug_macinfo",       ".debug_pubnames",
@@ -378,6 +412,7 @@ Result<std::unique_ptr<DwarfIndex>> DwarfIndex::Open(const std::string& path, Sy
   index->dwarf_ = dw;
   index->options_ = options;
   index->symbol_at_ = std::move(symbol_at);
+  index->ranges_left_ = DebugBytes(elf) + 4096;
 
   Dwarf_CU* cu = nullptr;
   Dwarf_Half version;
@@ -392,6 +427,12 @@ Result<std::unique_ptr<DwarfIndex>> DwarfIndex::Open(const std::string& path, Sy
     Dwarf_Addr base, start, end;
     bool any = false;
     while ((offset = dwarf_ranges(&cu_die, offset, &base, &start, &end)) > 0) {
+      if (index->ranges_left_ == 0) {
+        index->NoteProblem(fmt::format("compile unit at {:#x}: more address ranges than the DWARF has bytes; the rest skipped",
+                                       dwarf_dieoffset(&cu_die)));
+        break;
+      }
+      --index->ranges_left_;
       if (start >= end) continue;
       index->ranges_.push_back({start, end, n});
       any = true;
@@ -465,7 +506,7 @@ void DwarfIndex::ReadCu(Cu& cu) const {
     return it->second;
   };
   CuReader(cu, &die, options_, symbol_at_, intern_string, intern_symbol,
-           [this](std::string what) { NoteProblem(std::move(what)); })
+           [this](std::string what) { NoteProblem(std::move(what)); }, &ranges_left_)
       .Read();
 }
 

@@ -92,8 +92,8 @@ class DwarfIndex {
   static constexpr size_t kMaxFrames = 128;
 
   // The parts of the DWARF that could not be read and were skipped (a compile unit's
-  // address ranges or line table, DIEs nested too deep or whose siblings point
-  // backwards): the first one naming the file, e.g. "prog: compile unit at 0xb: line
+  // address ranges or line table, DIEs nested too deep, a sibling libdw refuses, more
+  // range entries than the DWARF has bytes): the first one naming the file, e.g. "prog: compile unit at 0xb: line
   // table unreadable (invalid DWARF)", plus " (and 2 more)"; "" while none. Lookups
   // there give what could be read (no line, fewer frames). Grows as CUs are read.
   std::string problem() const;
@@ -136,6 +136,9 @@ class DwarfIndex {
   mutable std::deque<Symbol> inline_symbols_;         // never moves
   mutable std::map<std::pair<const Symbol*, std::string_view>, const Symbol*> interned_;
   mutable std::atomic<size_t> inline_symbol_count_{0};
+  // Range-list entries still to be read (Open and ReadCu count them): the debug
+  // sections' size, so that DIEs sharing one long list cannot cost DIEs x entries.
+  mutable uint64_t ranges_left_ = 0;
   mutable std::string first_problem_;  // without the path
   mutable size_t problems_ = 0;
 };

@@ -6,6 +6,8 @@
 //   main [0x00, 0x40): lines 10, 3, 5, 12 every 16 bytes; `mid` inlined at
 //   [0x10, 0x30) (called from bad.c:11), `leaf` inlined into it at [0x20, 0x30)
 //   (called from bad.c:4). `other` (32 bytes, line 20) is in no good compile unit.
+// (Cycles through DW_AT_abstract_origin / DW_AT_specification are bounded by libdw's
+// dwarf_attr_integrate, which follows at most 16 links.)
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -28,6 +30,9 @@ struct Spec {
   bool sibling_loop = false;    // a DIE in main whose DW_AT_sibling is itself
   bool bogus_ranges = false;    // two more CUs: ranges past the section, high_pc wrapping
   bool good_cu = true;          // without it only the bogus CUs (with bogus_ranges)
+  // DIEs inlining `leaf` after the others in main, all with DW_AT_ranges naming one
+  // list of as many [0x38, 0x39) entries.
+  int shared_ranges = 0;
 };
 
 std::string Assembly(const Spec& s) {
@@ -97,6 +102,9 @@ other:
 	.uleb128 10, 0x0b
 	.byte 0
 	.uleb128 0x01, 0x13, 0, 0
+	.uleb128 11, 0x1d
+	.byte 0
+	.uleb128 0x31, 0x13, 0x55, 0x17, 0, 0
 	.byte 0
 
 	.section .debug_info,"",@progbits
@@ -152,6 +160,7 @@ other:
 	.byte 0
 )";
     a += "\t.rept " + std::to_string(s.nesting) + "\n\t.byte 0\n\t.endr\n";
+    a += "\t.rept " + std::to_string(s.shared_ranges) + "\n\t.uleb128 11\n\t.long .Lleaf - .Lcu1\n\t.long .Lshared\n\t.endr\n";
     a += "\t.byte 0\n\t.byte 0\n.Lcu1_end:\n";
   }
   if (s.bogus_ranges) {
@@ -177,6 +186,8 @@ other:
 .Lcu3_end:
 )";
   }
+  a += "\t.section .debug_ranges,\"\",@progbits\n.Lshared:\n\t.rept " + std::to_string(s.shared_ranges) +
+       "\n\t.quad 0x38, 0x39\n\t.endr\n\t.quad 0, 0\n";
   return a;
 }
 
@@ -337,6 +348,22 @@ TEST(BadDwarfTest, SiblingLoopEnds) {
   const std::string problem = l.module->line_info_problem();
   EXPECT_EQ(problem.rfind(path + ": DIE at 0x", 0), 0u) << problem;
   EXPECT_NE(problem.find(": next sibling unreadable ("), std::string::npos) << problem;
+}
+
+// 1000 DIEs naming one list of 1000 ranges: reading stops after as many entries as the
+// DWARF has bytes (not 1000 x 1000), the DIEs read before answer, and it is a problem.
+TEST(BadDwarfTest, SharedRangeListIsReadBounded) {
+  TempDir dir;
+  const std::string path = Build(dir, "shared_ranges", {.shared_ranges = 1000});
+  Loaded l = Load(path);
+  EXPECT_EQ(Frames(l, "main", 0x24), (Lines{"leaf (inlined) bad.c:5 d2", "mid (inlined) bad.c:4 d1", "main bad.c:11 d0"}));
+  EXPECT_EQ(Frames(l, "main", 0x38), (Lines{"leaf (inlined) bad.c:12 d1", "main :0 d0"}));
+  EXPECT_EQ(l.module->line_info_problem(),
+            path + ": compile unit at 0xb: more address ranges than the DWARF has bytes; the rest skipped");
+  // 20 x 20 is within the bytes: read in full, no problem.
+  Loaded small = Load(Build(dir, "shared_ranges_small", {.shared_ranges = 20}));
+  EXPECT_EQ(Frames(small, "main", 0x38), (Lines{"leaf (inlined) bad.c:12 d1", "main :0 d0"}));
+  EXPECT_EQ(small.module->line_info_problem(), "");
 }
 
 }  // namespace
