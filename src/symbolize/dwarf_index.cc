@@ -54,6 +54,10 @@ bool NamesAreLinkageNames(int lang) {
   }
 }
 
+std::string TooManyRanges(Dwarf_Off cu_die) {
+  return fmt::format("compile unit at {:#x}: more address ranges than the DWARF has bytes; the rest skipped", cu_die);
+}
+
 }  // namespace
 
 struct DwarfIndex::Cu {
@@ -230,9 +234,7 @@ class CuReader {
       --*ranges_left_;
       return true;
     }
-    if (!out_of_ranges_)
-      note_problem_(fmt::format("compile unit at {:#x}: more address ranges than the DWARF has bytes; the rest skipped",
-                                dwarf_dieoffset(cu_die_)));
+    if (!out_of_ranges_) note_problem_(TooManyRanges(dwarf_dieoffset(cu_die_)));
     out_of_ranges_ = true;
     return false;
   }
@@ -312,8 +314,6 @@ class CuReader {
   std::vector<std::vector<Cu::Piece>> node_children_;
 };
 
-// The compressed debug sections the index never reads (variable locations, macros,
-// name and address tables, CFI): hidden from libdw, which would inflate them.
 // The bytes of the debug sections libdw reads (inflated where they were inflated): a
 // bound on the address ranges well-formed DWARF can list (each range-list entry, each
 // low_pc/high_pc pair takes at least a byte).
@@ -330,6 +330,8 @@ uint64_t DebugBytes(Elf* elf) {
   return total;
 }
 
+// The compressed debug sections the index never reads (variable locations, macros,
+// name and address tables, CFI): hidden from libdw, which would inflate them.
 bool UnreadByTheIndex(std::string_view name) {
   static constexpr std::string_view kUnread[] = {
       ".debug_loclists", ".debug_loc",      ".debug_macro",        ".debug_macinfo",       ".debug_pubnames",
@@ -428,8 +430,7 @@ Result<std::unique_ptr<DwarfIndex>> DwarfIndex::Open(const std::string& path, Sy
     bool any = false;
     while ((offset = dwarf_ranges(&cu_die, offset, &base, &start, &end)) > 0) {
       if (index->ranges_left_ == 0) {
-        index->NoteProblem(fmt::format("compile unit at {:#x}: more address ranges than the DWARF has bytes; the rest skipped",
-                                       dwarf_dieoffset(&cu_die)));
+        index->NoteProblem(TooManyRanges(dwarf_dieoffset(&cu_die)));
         break;
       }
       --index->ranges_left_;
@@ -438,8 +439,8 @@ Result<std::unique_ptr<DwarfIndex>> DwarfIndex::Open(const std::string& path, Sy
       any = true;
     }
     if (offset < 0)
-      index->NoteProblem(
-          fmt::format("compile unit at {:#x}: address ranges unreadable ({})", dwarf_dieoffset(&cu_die), dwarf_errmsg(-1)));
+      index->NoteProblem(fmt::format("compile unit at {:#x}: address ranges unreadable ({})", dwarf_dieoffset(&cu_die),
+                                     dwarf_errmsg(-1)));
     if (!any) continue;
     auto c = std::make_unique<Cu>();
     c->die_offset = dwarf_dieoffset(&cu_die);

@@ -160,7 +160,8 @@ other:
 	.byte 0
 )";
     a += "\t.rept " + std::to_string(s.nesting) + "\n\t.byte 0\n\t.endr\n";
-    a += "\t.rept " + std::to_string(s.shared_ranges) + "\n\t.uleb128 11\n\t.long .Lleaf - .Lcu1\n\t.long .Lshared\n\t.endr\n";
+    a += "\t.rept " + std::to_string(s.shared_ranges) +
+         "\n\t.uleb128 11\n\t.long .Lleaf - .Lcu1\n\t.long .Lshared\n\t.endr\n";
     a += "\t.byte 0\n\t.byte 0\n.Lcu1_end:\n";
   }
   if (s.bogus_ranges) {
