@@ -66,6 +66,10 @@ const std::string& DsoModule::line_info_error() const {
   return line_state_.load(std::memory_order_acquire) == kLineFailed ? index_error_ : kNone;
 }
 
+std::string DsoModule::line_info_problem() const {
+  return line_state_.load(std::memory_order_acquire) == kLineOk ? index_->problem() : std::string();
+}
+
 void DsoModule::OpenIndex() const {
   if (dwarf_path_.empty() || !table_) {
     index_error_ = dwarf_path_.empty() ? "no ELF file" : dwarf_path_ + ": no symbols";

@@ -102,6 +102,9 @@ class DsoModule {
   // Why dwarf_index() is nullptr ("" when it is not, or it was never asked for).
   // Symbolizer::LineInfoProblems() summarizes these once per report.
   const std::string& line_info_error() const;
+  // The parts of the DWARF the open index skipped as unreadable (DwarfIndex::problem(),
+  // naming the file); "" when there are none or no index is open (never opens one).
+  std::string line_info_problem() const;
   // Whether dwarf_index() was asked for and failed; false before it was asked.
   bool line_info_failed() const { return line_state_.load(std::memory_order_acquire) == kLineFailed; }
 

@@ -2,6 +2,7 @@
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <gelf.h>
 #include <libelf.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -13,6 +14,8 @@
 #include <span>
 #include <string_view>
 #include <unordered_map>
+
+#include <fmt/format.h>
 
 #include "base/mapped_file.h"
 #include "symbolize/demangle.h"
@@ -27,7 +30,7 @@ constexpr uint32_t kNoFile = UINT32_MAX;
 constexpr uint32_t kNoNode = UINT32_MAX;
 // Deeper DIE trees or inline chains than this are malformed (or hostile): not followed.
 constexpr int kMaxDieDepth = 256;
-constexpr size_t kMaxInlineDepth = 128;
+constexpr size_t kMaxInlineDepth = DwarfIndex::kMaxFrames;
 
 // binutils' non_mangled(): languages whose DW_AT_name is also the linkage name, so an
 // innermost function without DW_AT_linkage_name is still named by its DIE.
@@ -49,6 +52,10 @@ bool NamesAreLinkageNames(int lang) {
     default:
       return false;
   }
+}
+
+std::string TooManyRanges(Dwarf_Off cu_die) {
+  return fmt::format("compile unit at {:#x}: more address ranges than the DWARF has bytes; the rest skipped", cu_die);
 }
 
 }  // namespace
@@ -112,13 +119,16 @@ class CuReader {
   using Cu = DwarfIndex::Cu;
   CuReader(Cu& cu, Dwarf_Die* cu_die, const DwarfIndex::Options& options, const DwarfIndex::SymbolAt& symbol_at,
            std::function<std::string_view(std::string_view)> intern_string,
-           std::function<const Symbol*(const Symbol*, std::string_view)> intern_symbol)
+           std::function<const Symbol*(const Symbol*, std::string_view)> intern_symbol,
+           std::function<void(std::string)> note_problem, uint64_t* ranges_left)
       : cu_(cu),
         cu_die_(cu_die),
         options_(options),
         symbol_at_(symbol_at),
         intern_string_(std::move(intern_string)),
         intern_symbol_(std::move(intern_symbol)),
+        note_problem_(std::move(note_problem)),
+        ranges_left_(ranges_left),
         names_are_linkage_(NamesAreLinkageNames(dwarf_srclang(cu_die))) {}
 
   void Read() {
@@ -150,7 +160,13 @@ class CuReader {
   void ReadLines() {
     Dwarf_Lines* lines = nullptr;
     size_t n = 0;
-    if (dwarf_getsrclines(cu_die_, &lines, &n) != 0) return;
+    if (dwarf_getsrclines(cu_die_, &lines, &n) != 0) {
+      // Without DW_AT_stmt_list the CU simply has no lines.
+      if (dwarf_hasattr(cu_die_, DW_AT_stmt_list))
+        note_problem_(fmt::format("compile unit at {:#x}: line table unreadable ({})", dwarf_dieoffset(cu_die_),
+                                  dwarf_errmsg(-1)));
+      return;
+    }
     cu_.rows.reserve(n);
     for (size_t i = 0; i < n; ++i) {
       Dwarf_Line* l = dwarf_onesrcline(lines, i);
@@ -200,6 +216,7 @@ class CuReader {
     Dwarf_Addr base, start, end;
     bool first = true;
     while ((offset = dwarf_ranges(die, offset, &base, &start, &end)) > 0) {
+      if (!TakeRange()) break;
       if (start >= end) continue;
       const Symbol* sym = nullptr;
       const Symbol* elf = symbol_at_(start);
@@ -208,6 +225,18 @@ class CuReader {
       first = false;
       out->push_back({start, end, node, sym});
     }
+  }
+
+  // Counts one range entry read against the index's budget; false (noted once per CU)
+  // when it is spent: DIEs sharing one long range list would cost DIEs x entries.
+  bool TakeRange() {
+    if (*ranges_left_ > 0) {
+      --*ranges_left_;
+      return true;
+    }
+    if (!out_of_ranges_) note_problem_(TooManyRanges(dwarf_dieoffset(cu_die_)));
+    out_of_ranges_ = true;
+    return false;
   }
 
   uint32_t NewNode() {
@@ -221,9 +250,16 @@ class CuReader {
   // function instance, anything else (lexical blocks, namespaces, classes) is looked
   // through.
   void Walk(Dwarf_Die* parent, uint32_t function, int depth) {
-    if (depth > kMaxDieDepth) return;
+    if (depth > kMaxDieDepth) {
+      if (!too_deep_)
+        note_problem_(fmt::format("compile unit at {:#x}: DIEs nested deeper than {} skipped",
+                                  dwarf_dieoffset(cu_die_), kMaxDieDepth));
+      too_deep_ = true;
+      return;
+    }
     Dwarf_Die child;
     if (dwarf_child(parent, &child) != 0) return;
+    int next;
     do {
       int tag = dwarf_tag(&child);
       if (tag == DW_TAG_subprogram && !dwarf_hasattr(&child, DW_AT_declaration) &&
@@ -254,7 +290,11 @@ class CuReader {
       } else {
         Walk(&child, function, depth + 1);
       }
-    } while (dwarf_siblingof(&child, &child) == 0);
+      // libdw refuses a DW_AT_sibling that does not point forwards (it would loop).
+      const Dwarf_Off at = dwarf_dieoffset(&child);
+      if ((next = dwarf_siblingof(&child, &child)) < 0)
+        note_problem_(fmt::format("DIE at {:#x}: next sibling unreadable ({})", at, dwarf_errmsg(-1)));
+    } while (next == 0);
   }
 
   Cu& cu_;
@@ -263,12 +303,32 @@ class CuReader {
   const DwarfIndex::SymbolAt& symbol_at_;
   std::function<std::string_view(std::string_view)> intern_string_;
   std::function<const Symbol*(const Symbol*, std::string_view)> intern_symbol_;
+  std::function<void(std::string)> note_problem_;
+  uint64_t* ranges_left_;
   bool names_are_linkage_;
+  bool too_deep_ = false;
+  bool out_of_ranges_ = false;
   Dwarf_Files* files_ = nullptr;
   size_t nfiles_ = 0;
   std::unordered_map<const char*, uint32_t> file_ids_;  // libdw's strings live as long as the Dwarf
   std::vector<std::vector<Cu::Piece>> node_children_;
 };
+
+// The bytes of the debug sections libdw reads (inflated where they were inflated): a
+// bound on the address ranges well-formed DWARF can list (each range-list entry, each
+// low_pc/high_pc pair takes at least a byte).
+uint64_t DebugBytes(Elf* elf) {
+  size_t shstrndx;
+  if (elf_getshdrstrndx(elf, &shstrndx) != 0) return 0;
+  uint64_t total = 0;
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr shdr;
+    if (!gelf_getshdr(scn, &shdr) || shdr.sh_type == SHT_NOBITS) continue;
+    const char* name = elf_strptr(elf, shstrndx, shdr.sh_name);
+    if (name && std::string_view(name).starts_with(".debug_")) total += shdr.sh_size;
+  }
+  return total;
+}
 
 // The compressed debug sections the index never reads (variable locations, macros,
 // name and address tables, CFI): hidden from libdw, which would inflate them.
@@ -280,9 +340,33 @@ bool UnreadByTheIndex(std::string_view name) {
   return std::find(std::begin(kUnread), std::end(kUnread), name) != std::end(kUnread);
 }
 
+// The name of a string section (.debug_str, .debug_line_str) whose last byte is not
+// NUL, or "": libdw (0.188) reads a DW_FORM_strp / DW_FORM_line_strp string with
+// strlen from its offset, past the section's end when its last string is cut. Checks
+// the bytes libdw will read (elf_getdata); still-compressed sections are libdw's to
+// inflate and are not checked.
+std::string UnterminatedStringSection(Elf* elf) {
+  size_t shstrndx;
+  if (elf_getshdrstrndx(elf, &shstrndx) != 0) return {};
+  for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
+    GElf_Shdr shdr;
+    if (!gelf_getshdr(scn, &shdr) || shdr.sh_type == SHT_NOBITS || (shdr.sh_flags & SHF_COMPRESSED)) continue;
+    const char* name = elf_strptr(elf, shstrndx, shdr.sh_name);
+    if (!name || (std::string_view(name) != ".debug_str" && std::string_view(name) != ".debug_line_str")) continue;
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    if (data && data->d_buf && data->d_size && static_cast<const char*>(data->d_buf)[data->d_size - 1] != '\0')
+      return name;
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<std::unique_ptr<DwarfIndex>> DwarfIndex::Open(const std::string& path, SymbolAt symbol_at, Options options) {
+  // libelf refuses every file until its version is set; Open may be the first libelf
+  // user in the process (a DwarfIndex without a Symbolizer).
+  static const bool kLibelfReady = elf_version(EV_CURRENT) != EV_NONE;
+  if (!kLibelfReady) return Err("{}: libelf has no usable version", path);
   auto opened = OpenRegularFile(path);
   if (!opened.ok()) return opened.error();
   int fd = *opened;
@@ -311,6 +395,11 @@ Result<std::unique_ptr<DwarfIndex>> DwarfIndex::Open(const std::string& path, Sy
     HideCompressedSections(elf, UnreadByTheIndex);
     InflateDebugSections(elf);
   }
+  if (std::string bad = UnterminatedStringSection(elf); !bad.empty()) {
+    elf_end(elf);
+    if (fd >= 0) close(fd);
+    return Err("{}: {} does not end in a NUL byte (its last string is cut)", path, bad);
+  }
   Dwarf* dw = dwarf_begin_elf(elf, DWARF_C_READ, nullptr);
   if (!dw) {
     elf_end(elf);
@@ -318,18 +407,21 @@ Result<std::unique_ptr<DwarfIndex>> DwarfIndex::Open(const std::string& path, Sy
     return Err("{}: no DWARF ({})", path, dwarf_errmsg(-1));
   }
   std::unique_ptr<DwarfIndex> index(new DwarfIndex());
+  index->path_ = path;
   index->fd_ = fd;
   index->elf_ = elf;
   index->image_ = std::move(image);
   index->dwarf_ = dw;
   index->options_ = options;
   index->symbol_at_ = std::move(symbol_at);
+  index->ranges_left_ = DebugBytes(elf) + 4096;
 
   Dwarf_CU* cu = nullptr;
   Dwarf_Half version;
   uint8_t unit_type;
   Dwarf_Die cu_die;
-  while (dwarf_get_units(dw, cu, &cu, &version, &unit_type, &cu_die, nullptr) == 0) {
+  int more;
+  while ((more = dwarf_get_units(dw, cu, &cu, &version, &unit_type, &cu_die, nullptr)) == 0) {
     // Type units have no code; split (skeleton) units would need the .dwo: not read.
     if (unit_type != DW_UT_compile) continue;
     auto n = static_cast<uint32_t>(index->cus_.size());
@@ -337,16 +429,28 @@ Result<std::unique_ptr<DwarfIndex>> DwarfIndex::Open(const std::string& path, Sy
     Dwarf_Addr base, start, end;
     bool any = false;
     while ((offset = dwarf_ranges(&cu_die, offset, &base, &start, &end)) > 0) {
+      if (index->ranges_left_ == 0) {
+        index->NoteProblem(TooManyRanges(dwarf_dieoffset(&cu_die)));
+        break;
+      }
+      --index->ranges_left_;
       if (start >= end) continue;
       index->ranges_.push_back({start, end, n});
       any = true;
     }
+    if (offset < 0)
+      index->NoteProblem(fmt::format("compile unit at {:#x}: address ranges unreadable ({})", dwarf_dieoffset(&cu_die),
+                                     dwarf_errmsg(-1)));
     if (!any) continue;
     auto c = std::make_unique<Cu>();
     c->die_offset = dwarf_dieoffset(&cu_die);
     index->cus_.push_back(std::move(c));
   }
-  if (index->ranges_.empty()) return Err("{}: no DWARF compile unit with code addresses", path);
+  if (more < 0) index->NoteProblem(fmt::format("compile units unreadable ({})", dwarf_errmsg(-1)));
+  if (index->ranges_.empty()) {
+    if (!index->first_problem_.empty()) return Err("{}: {}", path, index->first_problem_);
+    return Err("{}: no DWARF compile unit with code addresses", path);
+  }
   std::sort(index->ranges_.begin(), index->ranges_.end(),
             [](const CuRange& a, const CuRange& b) { return a.lo < b.lo; });
   return index;
@@ -372,9 +476,23 @@ const DwarfIndex::Cu* DwarfIndex::FindCu(uint64_t dso_vaddr) const {
   return &cu;
 }
 
+void DwarfIndex::NoteProblem(std::string what) const {
+  if (problems_++ == 0) first_problem_ = std::move(what);
+}
+
+std::string DwarfIndex::problem() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (problems_ == 0) return {};
+  if (problems_ == 1) return fmt::format("{}: {}", path_, first_problem_);
+  return fmt::format("{}: {} (and {} more)", path_, first_problem_, problems_ - 1);
+}
+
 void DwarfIndex::ReadCu(Cu& cu) const {
   Dwarf_Die die;
-  if (!dwarf_offdie(dwarf_, cu.die_offset, &die)) return;
+  if (!dwarf_offdie(dwarf_, cu.die_offset, &die)) {
+    NoteProblem(fmt::format("compile unit at {:#x}: unreadable ({})", cu.die_offset, dwarf_errmsg(-1)));
+    return;
+  }
   auto intern_string = [this](std::string_view s) -> std::string_view { return *strings_.emplace(s).first; };
   auto intern_symbol = [this](const Symbol* base, std::string_view name) -> const Symbol* {
     auto [it, added] = interned_.try_emplace({base, name}, nullptr);
@@ -388,7 +506,9 @@ void DwarfIndex::ReadCu(Cu& cu) const {
     }
     return it->second;
   };
-  CuReader(cu, &die, options_, symbol_at_, intern_string, intern_symbol).Read();
+  CuReader(cu, &die, options_, symbol_at_, intern_string, intern_symbol,
+           [this](std::string what) { NoteProblem(std::move(what)); }, &ranges_left_)
+      .Read();
 }
 
 SourceLine DwarfIndex::FindLine(uint64_t dso_vaddr) const {

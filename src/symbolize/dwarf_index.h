@@ -40,6 +40,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -78,7 +79,7 @@ class DwarfIndex {
   // sequence); !known() outside every sequence.
   SourceLine FindLine(uint64_t dso_vaddr) const;
 
-  // Appends the frames at `dso_vaddr` to `out`, innermost first, perf 6.1's records:
+  // Appends the frames at `dso_vaddr` to `out` (at most kMaxFrames), innermost first, perf 6.1's records:
   // frame k is the k-th function out from the innermost with its location there — the
   // line-table row for the innermost, the DW_AT_call_file/line/column of the next
   // inner inlined call for the others; `inline_depth` counts down to 0 at the function
@@ -86,21 +87,40 @@ class DwarfIndex {
   // without a DWARF function covering the address, one frame: `base` with the row.
   void AppendFrames(uint64_t dso_vaddr, const Symbol* base, SymbolFrames* out) const;
 
+  // Inline chains deeper than this (malformed or hostile DWARF) are cut: AppendFrames
+  // gives at most this many frames, the outermost ones.
+  static constexpr size_t kMaxFrames = 128;
+
+  // The parts of the DWARF that could not be read and were skipped (a compile unit's
+  // address ranges or line table, DIEs nested too deep, a sibling libdw refuses, more
+  // range entries than the DWARF has bytes): the first one naming the file, e.g. "prog: compile unit at 0xb: line
+  // table unreadable (invalid DWARF)", plus " (and 2 more)"; "" while none. Lookups
+  // there give what could be read (no line, fewer frames). Grows as CUs are read.
+  std::string problem() const;
+
   // How many inline symbols have been interned so far (grows as CUs are read).
   size_t inline_symbol_count() const;
   size_t compile_unit_count() const { return cus_.size(); }
 
+  // The compile units' address ranges as Open listed them, sorted by lo (ranges of
+  // distinct CUs may overlap in bad DWARF; FindCu takes the last one starting at or
+  // below an address).
+  struct CuRange {
+    uint64_t lo, hi;  // [lo, hi) in dso_vaddr
+    uint32_t cu;      // index of the compile unit
+  };
+  std::span<const CuRange> compile_unit_ranges() const { return ranges_; }
+
   struct Cu;  // one compile unit's tables (dwarf_index.cc)
 
  private:
-  struct CuRange {
-    uint64_t lo, hi;  // [lo, hi) in dso_vaddr
-    uint32_t cu;
-  };
   DwarfIndex() = default;
   const Cu* FindCu(uint64_t dso_vaddr) const;
   void ReadCu(Cu& cu) const;  // under mu_
 
+  void NoteProblem(std::string what) const;  // under mu_ (or in Open)
+
+  std::string path_;
   Options options_;
   SymbolAt symbol_at_;
   int fd_ = -1;                 // -1 when elf_ is an image
@@ -116,6 +136,11 @@ class DwarfIndex {
   mutable std::deque<Symbol> inline_symbols_;         // never moves
   mutable std::map<std::pair<const Symbol*, std::string_view>, const Symbol*> interned_;
   mutable std::atomic<size_t> inline_symbol_count_{0};
+  // Range-list entries still to be read (Open and ReadCu count them): the debug
+  // sections' size, so that DIEs sharing one long list cannot cost DIEs x entries.
+  mutable uint64_t ranges_left_ = 0;
+  mutable std::string first_problem_;  // without the path
+  mutable size_t problems_ = 0;
 };
 
 }  // namespace perflens

@@ -88,7 +88,8 @@ bool Inflate(const ImageSection& sec, char* out) {
     const size_t got = ZSTD_decompress(out, sec.size, sec.in, sec.in_size);
     return !ZSTD_isError(got) && got == sec.size;
   }
-  std::memcpy(out, sec.in, sec.size);
+  // An empty section has no bytes (libelf gives a null d_buf): memcpy must not see it.
+  if (sec.size) std::memcpy(out, sec.in, sec.size);
   return true;
 }
 

@@ -373,20 +373,27 @@ std::vector<std::string> Symbolizer::Problems() const {
 }
 
 std::vector<std::string> Symbolizer::LineInfoProblems() const {
-  std::vector<std::pair<int, std::string>> failed;
+  std::vector<std::pair<int, std::string>> failed, damaged;
   {
     std::lock_guard<std::mutex> lock(impl_->loading_mu);
     for (const auto& [id, l] : impl_->loading) {
       const DsoModule* m = impl_->published.Find(id);
-      if (m && m->line_info_failed()) failed.emplace_back(id, m->line_info_error());
+      if (!m) continue;
+      if (m->line_info_failed()) failed.emplace_back(id, m->line_info_error());
+      else if (std::string p = m->line_info_problem(); !p.empty()) damaged.emplace_back(id, std::move(p));
     }
   }
-  if (failed.empty()) return {};
-  std::sort(failed.begin(), failed.end());
-  std::string text = fmt::format("{} DSO{} without line info (srclines print as ??:0): ", failed.size(),
-                                 failed.size() == 1 ? "" : "s");
-  for (size_t i = 0; i < failed.size(); ++i) text += (i ? "; " : "") + failed[i].second;
-  return {text};
+  std::vector<std::string> out;
+  auto summarize = [&](std::vector<std::pair<int, std::string>>& dsos, std::string_view what) {
+    if (dsos.empty()) return;
+    std::sort(dsos.begin(), dsos.end());
+    std::string text = fmt::format("{} DSO{} {}: ", dsos.size(), dsos.size() == 1 ? "" : "s", what);
+    for (size_t i = 0; i < dsos.size(); ++i) text += (i ? "; " : "") + dsos[i].second;
+    out.push_back(std::move(text));
+  };
+  summarize(failed, "without line info (srclines print as ??:0)");
+  summarize(damaged, "with unreadable DWARF skipped (srclines there print as ??:0)");
+  return out;
 }
 
 const DsoModule* Symbolizer::Impl::LoadModule(const Dso& dso) {

@@ -81,7 +81,10 @@ class Symbolizer {
   // One line for the DSOs whose line info was asked for (DsoModule::dwarf_index, through
   // FramesAt/FindSourceLine) and is missing, for a srcline or inline report to print
   // once at the end: "2 DSOs without line info (srclines print as ??:0): libc.so.6:
-  // no DWARF (...); ...". Empty when there is none. Safe beside loads (a snapshot).
+  // no DWARF (...); ...", and one for the DSOs whose DWARF was partly unreadable and
+  // skipped (DsoModule::line_info_problem): "1 DSO with unreadable DWARF skipped
+  // (srclines there print as ??:0): prog: compile unit at 0xb: line table unreadable
+  // (...)". Empty when there is none. Safe beside loads (a snapshot).
   std::vector<std::string> LineInfoProblems() const;
 
  private:

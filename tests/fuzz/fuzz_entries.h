@@ -13,14 +13,17 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <array>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "base/mapped_file.h"
+#include "base/text_escape.h"
 #include "fuzz/fuzz_invariants.h"
 #include "perfdata/features.h"
 #include "perfdata/perf_event.h"
@@ -33,6 +36,7 @@
 #include "report/script_printer.h"
 #include "report/json_printer.h"
 #include "report/stdio_printer.h"
+#include "symbolize/dwarf_index.h"
 #include "symbolize/kallsyms.h"
 #include "symbolize/perf_map.h"
 #include "unwind/unwinder.h"
@@ -392,6 +396,125 @@ inline int FuzzKallsyms(const uint8_t* data, size_t size) {
     }
     Sink(t->modules.size() + t->ref_addr);
   }
+  return inv.Finish();
+}
+
+// A file for FuzzDwarf's input (DwarfIndex::Open reads a path), created once per process.
+inline const std::string& DwarfInputPath() {
+  static const std::string path = [] {
+    const char* tmp = getenv("TMPDIR");
+    std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/perflens-fuzz-dwarf-XXXXXX";
+    std::vector<char> buf(templ.begin(), templ.end());
+    buf.push_back('\0');
+    int fd = mkstemp(buf.data());
+    if (fd < 0) return std::string("/nonexistent-perflens-dwarf");
+    close(fd);
+    atexit([] { unlink(DwarfInputPath().c_str()); });
+    return std::string(buf.data());
+  }();
+  return path;
+}
+
+// The ELF symbols FuzzDwarf's index sees: one of four per 256-byte block from 0x400
+// up (so inline frames get interned under several ELF symbols), none below.
+inline const Symbol* DwarfFuzzSymbolAt(uint64_t dso_vaddr) {
+  static const std::array<Symbol, 4> syms = [] {
+    std::array<Symbol, 4> s;
+    static const char* const kNames[] = {"main", "f1", "_Z3mixj", "step"};
+    for (size_t i = 0; i < s.size(); ++i) {
+      s[i].name = kNames[i];
+      s[i].start = 0x400 + 0x100 * i;
+      s[i].end = s[i].start + 0x100;
+      s[i].type = 2;  // STT_FUNC
+      s[i].index = static_cast<uint32_t>(i);
+    }
+    return s;
+  }();
+  if (dso_vaddr < 0x400) return nullptr;
+  return &syms[(dso_vaddr >> 8) & 3];
+}
+
+inline bool DwarfTextOk(std::string_view what, std::string_view s, Invariants* inv) {
+  TouchBytes(reinterpret_cast<const uint8_t*>(s.data()), s.size());
+  if (!inv->Expect(s.find('\0') == std::string_view::npos, "{} {:?} holds a NUL byte", what, std::string(s)))
+    return false;
+  return CheckNoControlBytes(what, EscapeControl(s), false, inv);
+}
+
+// DwarfIndex (line tables and inline trees) on an ELF file with DWARF: Open, then
+// FindLine and AppendFrames at the start, middle, last byte and end of every compile
+// unit range (the first 64), at 0 and ~0, and at the last sixteen u64 values of the
+// input. Checks: an Open error and the skipped parts (problem()) name the file; every
+// lookup returns; 1 to kMaxFrames frames, inline_depth counting down to 0, each with a
+// symbol (the ELF one, or an interned inline one numbered from first_symbol_index); the
+// innermost frame's line is FindLine's; names and files hold no NUL and print without
+// control bytes.
+inline int FuzzDwarf(const uint8_t* data, size_t size) {
+  if (size < 52) return 0;  // smaller than an ELF header
+  const std::string& path = DwarfInputPath();
+  {
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    f.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+  }
+  Invariants inv;
+  constexpr uint32_t kFirstIndex = 100;
+  auto index = DwarfIndex::Open(path, DwarfFuzzSymbolAt, {.demangle = (size & 1) == 0, .first_symbol_index = kFirstIndex});
+  if (!index.ok()) {
+    const std::string& m = index.error().message;
+    inv.Expect(m.starts_with(path + ": "), "Open error does not name the file: {:?}", m);
+    return inv.Finish();
+  }
+  const DwarfIndex& dw = **index;
+  std::vector<uint64_t> addrs = {0, ~uint64_t{0}};
+  size_t nranges = 0;
+  for (const DwarfIndex::CuRange& r : dw.compile_unit_ranges()) {
+    if (nranges++ == 64) break;
+    inv.Expect(r.lo < r.hi && r.cu < dw.compile_unit_count(), "CU range [{:#x}, {:#x}) of CU {} of {}", r.lo, r.hi,
+               r.cu, dw.compile_unit_count());
+    addrs.insert(addrs.end(), {r.lo, r.lo + (r.hi - r.lo) / 2, r.hi - 1, r.hi});
+  }
+  for (size_t i = 0; i < 16 && (i + 1) * 8 <= size; ++i) {
+    uint64_t v;
+    std::memcpy(&v, data + size - (i + 1) * 8, 8);
+    addrs.push_back(v);
+  }
+  static const Symbol kBase = [] {
+    Symbol s;
+    s.name = "base";
+    s.index = 99;
+    return s;
+  }();
+  for (uint64_t a : addrs) {
+    SourceLine line = dw.FindLine(a);
+    if (line.known() && !DwarfTextOk("file", line.file, &inv)) break;
+    const Symbol* base = DwarfFuzzSymbolAt(a);
+    if (!base) base = &kBase;
+    SymbolFrames frames;
+    dw.AppendFrames(a, base, &frames);
+    const size_t n = frames.size();
+    if (!inv.Expect(n >= 1 && n <= DwarfIndex::kMaxFrames, "{} frames at {:#x}", n, a)) break;
+    const SourceLine& inner = frames[0].line;
+    inv.Expect(inner.file == line.file && inner.line == line.line && inner.column == line.column,
+               "innermost frame at {:#x} has {}:{}:{}, FindLine {}:{}:{}", a, std::string(inner.file), inner.line,
+               inner.column, std::string(line.file), line.line, line.column);
+    for (size_t i = 0; i < n; ++i) {
+      const SymbolFrame& f = frames[i];
+      if (!inv.Expect(f.sym != nullptr, "frame {} at {:#x} has no symbol", i, a)) break;
+      inv.Expect(f.inline_depth == n - 1 - i, "frame {} of {} at {:#x} has inline_depth {}", i, n, a, f.inline_depth);
+      if (f.sym->inlined)
+        inv.Expect(f.sym->index >= kFirstIndex && f.sym->index < kFirstIndex + dw.inline_symbol_count(),
+                   "inline symbol {:?} has index {} ({} interned)", std::string(f.sym->name), f.sym->index,
+                   dw.inline_symbol_count());
+      else
+        inv.Expect(f.sym == base || f.sym == DwarfFuzzSymbolAt(f.sym->start), "frame {} at {:#x}: foreign symbol {:?}",
+                   i, a, std::string(f.sym->name));
+      DwarfTextOk("name", f.sym->name, &inv);
+      if (f.line.known()) DwarfTextOk("file", f.line.file, &inv);
+    }
+    if (!inv.ok()) break;
+  }
+  const std::string problem = dw.problem();
+  inv.Expect(problem.empty() || problem.starts_with(path + ": "), "problem does not name the file: {:?}", problem);
   return inv.Finish();
 }
 

@@ -13,7 +13,7 @@ shift $(( $# > 2 ? 2 : $# ))
 TARGETS=("$@")
 # Keep in step with tests/fuzz/CMakeLists.txt and tests/hardening/fuzz_regression_test.cc.
 [ ${#TARGETS[@]} -gt 0 ] ||
-  TARGETS=(reader decompress sample feature perf_map kallsyms report json call_graph script dump header)
+  TARGETS=(reader decompress sample feature perf_map kallsyms report json call_graph script dump header dwarf)
 
 # The read-only seed dirs of a target: the outputs' targets read perf.data files, the
 # report seeds; decompress has its bombs and the reader seeds.
@@ -42,7 +42,7 @@ for t in "${TARGETS[@]}"; do
   [ "$t" = decompress ] && rss=1024
   echo "--- $t: ${SECS}s"
   # With FUZZ_RUNS set (CI) the inputs are fixed (a fixed seed, at most FUZZ_RUNS of
-  # them) and SECS still caps the run, so the step's time stays bounded (12 targets): a
+  # them) and SECS still caps the run, so the step's time stays bounded (13 targets): a
   # fast target is deterministic, a slow one (decompress runs its bombs to the 256 MiB
   # cap) stops at SECS.
   limit=(-max_total_time="$SECS")

@@ -28,6 +28,7 @@ const std::map<std::string, Entry>& Entries() {
       {"report", fuzz::FuzzReport},         {"json", fuzz::FuzzJson},
       {"call_graph", fuzz::FuzzCallGraph},  {"script", fuzz::FuzzScript},
       {"dump", fuzz::FuzzDump},             {"header", fuzz::FuzzHeader},
+      {"dwarf", fuzz::FuzzDwarf},
   };
   return m;
 }
