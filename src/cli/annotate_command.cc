@@ -43,6 +43,8 @@ int RunAnnotate(AnnotateArgs &a) {
   }
   const std::vector<const AnnotatedSymbol *> selected = (*annotate)->Selected();
   if (selected.empty()) {
+    // The summary says why samples have no symbol (a DSO whose file was not found).
+    PrintReadProblems((*annotate)->read_stats(), (*annotate)->SummaryLines());
     if (!o.symbol.empty())
       PrintError(
           fmt::format("no samples in a symbol named '{}' (names as "

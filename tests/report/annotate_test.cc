@@ -141,15 +141,15 @@ TEST(AnnotatePercent, CostsSpanUpToTheNextInstruction) {
   std::vector<Instruction> code(3);
   code[0].dso_vaddr = 0x100, code[1].dso_vaddr = 0x104, code[2].dso_vaddr = 0x10a;
   std::map<uint64_t, AddrCost> by_offset = {
-      {0x0, {1, 10}}, {0x2, {2, 20}}, {0x4, {3, 30}}, {0xc, {4, 40}}, {0xf, {5, 50}}};
+      {0x0, {1, 10}}, {0x2, {2, 20}}, {0x3, {6, 60}}, {0x4, {3, 30}}, {0xc, {4, 40}}, {0xf, {5, 50}}};
   const std::vector<AddrCost> c = CostsPerInstruction(code, 0x100, 0x10, by_offset);
   ASSERT_EQ(c.size(), 3u);
-  EXPECT_EQ(c[0].nr_samples, 3u);
-  EXPECT_EQ(c[0].period, 30u);
+  EXPECT_EQ(c[0].nr_samples, 9u);  // 0x3, the first instruction's last byte, included
+  EXPECT_EQ(c[0].period, 90u);
   EXPECT_EQ(c[1].period, 30u);
   EXPECT_EQ(c[2].period, 90u);
-  const AddrCost total{15, 150};
-  EXPECT_DOUBLE_EQ(LocalPeriodPercent(c[2], total), 60.0);
+  const AddrCost total{21, 210};
+  EXPECT_DOUBLE_EQ(LocalPeriodPercent(c[0], total), 100.0 * 90 / 210);
   EXPECT_DOUBLE_EQ(LocalPeriodPercent(c[0], AddrCost{}), 0.0);
 }
 
