@@ -37,6 +37,9 @@
 #   --only-perflens   time perflens only (no perf runs)
 #   --srcline         also time `report --no-children -g none --sort sym,srcline` on
 #                     fp.data (issue #13; perf runs addr2line per address: ~130 s a run)
+#   --annotate        also time `annotate --stdio -s SYM` on fp.data, SYM its hottest
+#                     user symbol (the hottest is a kernel one: neither tool annotates
+#                     kernel code without a vmlinux)
 set -euo pipefail
 
 src_dir=$(cd "$(dirname "$0")/.." && pwd)
@@ -52,6 +55,7 @@ rerecord=0
 do_dwarf=1
 do_scaling=0
 do_srcline=0
+do_annotate=0
 scaling_seconds=3
 only_perflens=0
 perf=${PERF:-/usr/bin/perf}
@@ -72,6 +76,7 @@ while [[ $# -gt 0 ]]; do
     --scaling-seconds) scaling_seconds=$2; shift 2 ;;
     --only-perflens) only_perflens=1; shift ;;
     --srcline) do_srcline=1; shift ;;
+    --annotate) do_annotate=1; shift ;;
     -h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "compare.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -188,6 +193,11 @@ done
 if [[ $do_srcline -eq 1 ]]; then
   run_job "$work/fp.data" "report --no-children -g none -s sym,srcline" \
     report --stdio --no-children -g none --sort sym,srcline
+fi
+if [[ $do_annotate -eq 1 ]]; then
+  hot=$("$perflens" report --stdio --no-children -g none --sort sym -i "$work/fp.data" 2>/dev/null |
+    awk -F'\\[\\.\\] ' '/\[\.\] / {sub(/ +$/, "", $2); print $2; exit}')
+  run_job "$work/fp.data" "annotate --stdio -s '$hot'" annotate --stdio -s "$hot"
 fi
 
 # --- unwinding: hotspot's perfparser on dwarf.data ---------------------------------------
