@@ -20,11 +20,11 @@ struct AnnotateArgs {
   std::string symbol_arg;  // perf's positional [<symbol>]
   bool stdio = false;
   AnnotateOptions options;
-  ReaderOptions *reader = nullptr;
+  ReaderOptions* reader = nullptr;
 };
 
-int RunAnnotate(AnnotateArgs &a) {
-  AnnotateOptions &o = a.options;
+int RunAnnotate(AnnotateArgs& a) {
+  AnnotateOptions& o = a.options;
   if (o.symbol.empty()) o.symbol = a.symbol_arg;
   auto file = OpenInput(a.input, *a.reader);
   if (!file) {
@@ -41,7 +41,7 @@ int RunAnnotate(AnnotateArgs &a) {
     PrintError(st.error().message);
     return 1;
   }
-  const std::vector<const AnnotatedSymbol *> selected = (*annotate)->Selected();
+  const std::vector<const AnnotatedSymbol*> selected = (*annotate)->Selected();
   if (selected.empty()) {
     // The summary says why samples have no symbol (a DSO whose file was not found).
     PrintReadProblems((*annotate)->read_stats(), (*annotate)->SummaryLines());
@@ -57,11 +57,11 @@ int RunAnnotate(AnnotateArgs &a) {
   // As perf: a symbol that cannot be annotated is reported once per DSO and the
   // others of that DSO are skipped (dso->annotate_warned); the rest are
   // printed.
-  std::vector<const Dso *> warned;
+  std::vector<const Dso*> warned;
   std::string out;
   int printed = 0;
   std::string last_error;
-  for (const AnnotatedSymbol *s : selected) {
+  for (const AnnotatedSymbol* s : selected) {
     if (std::find(warned.begin(), warned.end(), s->dso) != warned.end()) continue;
     Status ps = (*annotate)->Print(*s, &out);
     if (!ps) {
@@ -92,13 +92,13 @@ int RunAnnotate(AnnotateArgs &a) {
 
 }  // namespace
 
-CommandRunner RegisterAnnotateCommand(CLI::App *app, ReaderOptions *reader) {
+CommandRunner RegisterAnnotateCommand(CLI::App* app, ReaderOptions* reader) {
   auto args = std::make_shared<AnnotateArgs>();
   args->reader = reader;
-  CLI::App *cmd = app->add_subcommand("annotate",
+  CLI::App* cmd = app->add_subcommand("annotate",
                                       "Per-instruction sample shares of a symbol's disassembled "
                                       "code, as perf annotate --stdio");
-  AnnotateOptions &o = args->options;
+  AnnotateOptions& o = args->options;
   cmd->add_option("-i,--input", args->input, "Input file (default ./perf.data; - for stdin)");
   cmd->add_option("-s,--symbol", o.symbol, "Symbol to annotate (default: every symbol with samples, hottest first)");
   cmd->add_option("symbol", args->symbol_arg, "Symbol to annotate (as -s)");

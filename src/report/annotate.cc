@@ -16,39 +16,39 @@ namespace perflens {
 // Sums each evsel's self samples per (dso, symbol) and per address offset.
 class Annotate::Consumer : public SampleConsumer {
  public:
-  explicit Consumer(const std::string &symbol) : symbol_(symbol) {}
+  explicit Consumer(const std::string& symbol) : symbol_(symbol) {}
 
-  void OnSample(const ResolvedSample &s) override {
-    const AddrLocation &al = s.location;
+  void OnSample(const ResolvedSample& s) override {
+    const AddrLocation& al = s.location;
     if (s.filtered || !al.dso || !al.sym || al.sym->inlined) return;
     // perf annotate -s drops every other symbol's samples (evsel__add_sample).
     if (!symbol_.empty() && al.sym->name != symbol_) return;
     auto [it, added] = index_.try_emplace(Key{s.evsel, al.dso, al.sym}, symbols_.size());
     if (added) {
       symbols_.emplace_back();
-      AnnotatedSymbol &a = symbols_.back();
+      AnnotatedSymbol& a = symbols_.back();
       a.evsel = s.evsel, a.dso = al.dso, a.sym = al.sym;
     }
-    AnnotatedSymbol &a = symbols_[it->second];
+    AnnotatedSymbol& a = symbols_[it->second];
     // perf's symbol__inc_addr_samples: only addresses inside the symbol count.
     if (al.dso_addr < al.sym->start || al.dso_addr >= al.sym->end) return;
-    AddrCost &c = a.by_offset[al.dso_addr - al.sym->start];
+    AddrCost& c = a.by_offset[al.dso_addr - al.sym->start];
     c.nr_samples += s.nr_samples, c.period += s.period;
     a.total.nr_samples += s.nr_samples, a.total.period += s.period;
   }
 
-  const std::deque<AnnotatedSymbol> &symbols() const { return symbols_; }
+  const std::deque<AnnotatedSymbol>& symbols() const { return symbols_; }
 
  private:
   struct Key {
     uint32_t evsel;
-    const Dso *dso;
-    const Symbol *sym;
-    bool operator==(const Key &o) const { return evsel == o.evsel && dso == o.dso && sym == o.sym; }
+    const Dso* dso;
+    const Symbol* sym;
+    bool operator==(const Key& o) const { return evsel == o.evsel && dso == o.dso && sym == o.sym; }
   };
   struct KeyHash {
-    size_t operator()(const Key &k) const {
-      return std::hash<const void *>()(k.sym) * 31 + std::hash<const void *>()(k.dso) + k.evsel;
+    size_t operator()(const Key& k) const {
+      return std::hash<const void*>()(k.sym) * 31 + std::hash<const void*>()(k.dso) + k.evsel;
     }
   };
   std::string symbol_;
@@ -57,7 +57,7 @@ class Annotate::Consumer : public SampleConsumer {
 };
 
 std::vector<AddrCost> CostsPerInstruction(std::span<const Instruction> code, uint64_t start_vaddr, uint64_t size,
-                                          const std::map<uint64_t, AddrCost> &by_offset) {
+                                          const std::map<uint64_t, AddrCost>& by_offset) {
   std::vector<AddrCost> out(code.size());
   auto it = by_offset.begin();
   for (size_t i = 0; i < code.size(); ++i) {
@@ -74,7 +74,7 @@ std::vector<AddrCost> CostsPerInstruction(std::span<const Instruction> code, uin
 
 Annotate::~Annotate() = default;
 
-Result<std::unique_ptr<Annotate>> Annotate::Create(PerfFile *file, const AnnotateOptions &options) {
+Result<std::unique_ptr<Annotate>> Annotate::Create(PerfFile* file, const AnnotateOptions& options) {
   std::unique_ptr<Annotate> a(new Annotate());
   a->options_ = options;
   a->file_ = file;
@@ -92,11 +92,11 @@ Result<std::unique_ptr<Annotate>> Annotate::Create(PerfFile *file, const Annotat
 
 Status Annotate::Process() { return session_->Run(); }
 
-std::vector<const AnnotatedSymbol *> Annotate::Selected() const {
-  std::vector<const AnnotatedSymbol *> out;
-  for (const AnnotatedSymbol &a : consumer_->symbols())
+std::vector<const AnnotatedSymbol*> Annotate::Selected() const {
+  std::vector<const AnnotatedSymbol*> out;
+  for (const AnnotatedSymbol& a : consumer_->symbols())
     if (a.total.nr_samples > 0) out.push_back(&a);
-  std::stable_sort(out.begin(), out.end(), [](const AnnotatedSymbol *x, const AnnotatedSymbol *y) {
+  std::stable_sort(out.begin(), out.end(), [](const AnnotatedSymbol* x, const AnnotatedSymbol* y) {
     if (x->evsel != y->evsel) return x->evsel < y->evsel;
     if (x->total.period != y->total.period) return x->total.period > y->total.period;
     if (x->total.nr_samples != y->total.nr_samples) return x->total.nr_samples > y->total.nr_samples;
@@ -105,7 +105,7 @@ std::vector<const AnnotatedSymbol *> Annotate::Selected() const {
   return out;
 }
 
-const std::vector<std::string> *Annotate::SourceFile(std::string_view path) {
+const std::vector<std::string>* Annotate::SourceFile(std::string_view path) {
   auto [it, added] = sources_.try_emplace(std::string(path));
   if (added) {
     // Under --symfs nothing outside it is read (as for the binaries): the source's
@@ -140,10 +140,10 @@ std::string SourceText(std::string_view line) {
 
 // "<sym>" / "<sym+0x20>" for a dso_vaddr, as objdump names a branch target; ""
 // when no symbol of the module holds it.
-std::string TargetName(const DsoModule &module, uint64_t dso_vaddr) {
+std::string TargetName(const DsoModule& module, uint64_t dso_vaddr) {
   const std::optional<uint64_t> file_offset = module.ToFileOffset(dso_vaddr);
   if (!file_offset) return {};
-  const Symbol *sym = module.FindSymbol(*file_offset);
+  const Symbol* sym = module.FindSymbol(*file_offset);
   if (!sym) return {};
   const uint64_t off = *file_offset - sym->start;
   return off ? fmt::format("<{}+{:#x}>", sym->name, off) : fmt::format("<{}>", sym->name);
@@ -151,17 +151,16 @@ std::string TargetName(const DsoModule &module, uint64_t dso_vaddr) {
 
 }  // namespace
 
-Status Annotate::Print(const AnnotatedSymbol &s, std::string *out) {
-  const Dso &dso = *s.dso;
-  const Symbol &sym = *s.sym;
-  Symbolizer &symbolizer = session_->symbolizer();
+Status Annotate::Print(const AnnotatedSymbol& s, std::string* out) {
+  const Dso& dso = *s.dso;
+  const Symbol& sym = *s.sym;
+  Symbolizer& symbolizer = session_->symbolizer();
   if (dso.is_kernel())
     return Err(
-        "cannot annotate {}: no vmlinux with build id {} (perflens "
-        "reads kernel code only from an ELF "
-        "vmlinux, which it does not support yet)",
-        sym.name, dso.build_id().empty() ? "?" : dso.build_id().ToHex());
-  const DsoModule *module = symbolizer.Module(dso);
+        "cannot annotate {}: perflens does not annotate kernel code yet ({} with build id {}; perf needs "
+        "its vmlinux)",
+        sym.name, dso.short_name(), dso.build_id().empty() ? "?" : dso.build_id().ToHex());
+  const DsoModule* module = symbolizer.Module(dso);
   if (module->info().status != LoadStatus::kLoaded || module->segments().empty())
     return Err("cannot annotate {}: no ELF file for {}{}{}", sym.name, dso.printable_long_name(),
                module->info().message.empty() ? "" : ": ", module->info().message);
@@ -188,7 +187,7 @@ Status Annotate::Print(const AnnotatedSymbol &s, std::string *out) {
   for (size_t i = 0; i < costs.size(); ++i) percent[i] = LocalPeriodPercent(costs[i], s.total);
 
   auto w = std::back_inserter(*out);
-  const std::string &evsel_name = file_->evsels()[s.evsel].name;
+  const std::string& evsel_name = file_->evsels()[s.evsel].name;
   const std::string dso_name =
       options_.full_path ? dso.printable_long_name() : std::string(BaseName(dso.printable_long_name()));
 
@@ -207,13 +206,13 @@ Status Annotate::Print(const AnnotatedSymbol &s, std::string *out) {
       paths[i] = std::move(text);
     }
     std::vector<std::pair<std::string, double>> sorted(sums.rbegin(), sums.rend());
-    std::stable_sort(sorted.begin(), sorted.end(), [](const auto &a, const auto &b) { return a.second > b.second; });
+    std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
     fmt::format_to(w,
                    "\nSorted summary for file "
                    "{}\n----------------------------------------------\n\n",
                    dso.printable_long_name());
     if (sorted.empty()) fmt::format_to(w, " Nothing higher than {:1.1f}%\n", 0.5);
-    for (const auto &[text, sum] : sorted) fmt::format_to(w, " {:7.2f} {}\n", sum, text);
+    for (const auto& [text, sum] : sorted) fmt::format_to(w, " {:7.2f} {}\n", sum, text);
   }
 
   const std::string header = fmt::format(
@@ -247,12 +246,12 @@ Status Annotate::Print(const AnnotatedSymbol &s, std::string *out) {
   uint32_t prev_line = 0;
   std::string insn;
   for (size_t i = 0; i < code_lines.size(); ++i) {
-    const Instruction &ins = code_lines[i];
+    const Instruction& ins = code_lines[i];
     const uint64_t file_offset = sym.start + (ins.dso_vaddr - *start_vaddr);
     const SourceLine src = module->FindSourceLine(file_offset);
     if (src.known() && src.line != 0 && (src.file != prev_file || src.line != prev_line)) {
       prev_file = src.file, prev_line = src.line;
-      const std::vector<std::string> *lines = SourceFile(src.file);
+      const std::vector<std::string>* lines = SourceFile(src.file);
       if (lines && src.line <= lines->size())
         text_line(SourceText((*lines)[src.line - 1]), src.line);
       else

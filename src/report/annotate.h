@@ -58,8 +58,8 @@ struct AddrCost {
 // One symbol of one evsel with its samples.
 struct AnnotatedSymbol {
   uint32_t evsel = 0;
-  const Dso *dso = nullptr;
-  const Symbol *sym = nullptr;
+  const Dso* dso = nullptr;
+  const Symbol* sym = nullptr;
   AddrCost total;
   // Offset from sym->start (dso_addr space) → cost, in address order.
   std::map<uint64_t, AddrCost> by_offset;
@@ -70,42 +70,42 @@ struct AnnotatedSymbol {
 // (offsets from that start), counting the addresses up to the next instruction
 // (the last one up to `size`, the symbol's size). One entry per instruction.
 std::vector<AddrCost> CostsPerInstruction(std::span<const Instruction> code, uint64_t start_vaddr, uint64_t size,
-                                          const std::map<uint64_t, AddrCost> &by_offset);
+                                          const std::map<uint64_t, AddrCost>& by_offset);
 
 // perf's "percent: local period" of `c` in a symbol whose samples total
 // `total`.
-inline double LocalPeriodPercent(const AddrCost &c, const AddrCost &total) {
+inline double LocalPeriodPercent(const AddrCost& c, const AddrCost& total) {
   return total.period ? 100.0 * static_cast<double>(c.period) / static_cast<double>(total.period) : 0.0;
 }
 
 class Annotate {
  public:
   ~Annotate();
-  static Result<std::unique_ptr<Annotate>> Create(PerfFile *file, const AnnotateOptions &options);
+  static Result<std::unique_ptr<Annotate>> Create(PerfFile* file, const AnnotateOptions& options);
 
   // Reads the file. Errors only when the file cannot be read at all.
   Status Process();
 
   // The symbols to annotate, in perf's order: evsel by evsel, hottest (by
   // period) first; only those named options.symbol when given.
-  std::vector<const AnnotatedSymbol *> Selected() const;
+  std::vector<const AnnotatedSymbol*> Selected() const;
 
   // Appends the annotation of `s` as perf annotate --stdio prints it (with -l,
   // the sorted summary first). Errors, with nothing appended: a kernel symbol
-  // (no vmlinux reader yet), a DSO whose file was not found or is not ELF, code
+  // (not yet), a DSO whose file was not found or is not ELF, code
   // that cannot be read or an arch capstone does not know.
-  Status Print(const AnnotatedSymbol &s, std::string *out);
+  Status Print(const AnnotatedSymbol& s, std::string* out);
 
-  const ReadStats &read_stats() const { return session_->read_stats(); }
+  const ReadStats& read_stats() const { return session_->read_stats(); }
   std::vector<std::string> SummaryLines() const { return session_->ProblemLines(); }
 
  private:
   class Consumer;
   Annotate() = default;
-  const std::vector<std::string> *SourceFile(std::string_view path);
+  const std::vector<std::string>* SourceFile(std::string_view path);
 
   AnnotateOptions options_;
-  PerfFile *file_ = nullptr;
+  PerfFile* file_ = nullptr;
   std::unique_ptr<Session> session_;
   std::unique_ptr<Consumer> consumer_;
   std::optional<Disassembler> disassembler_;

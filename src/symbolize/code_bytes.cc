@@ -7,8 +7,8 @@
 
 namespace perflens {
 
-Result<CodeBytes> ReadCodeBytes(const DsoModule &module, uint64_t file_offset, uint64_t size) {
-  const std::string &path = module.runtime_path();
+Result<CodeBytes> ReadCodeBytes(const DsoModule& module, uint64_t file_offset, uint64_t size) {
+  const std::string& path = module.runtime_path();
   if (path.empty() || module.segments().empty()) return Err("no ELF image to read code from");
   auto file = MappedFile::Open(path);
   if (!file.ok()) return file.error();
@@ -20,12 +20,12 @@ Result<CodeBytes> ReadCodeBytes(const DsoModule &module, uint64_t file_offset, u
   CodeBytes out;
   out.path = path;
   if (elf_version(EV_CURRENT) == EV_NONE) return Err("libelf: {}", elf_errmsg(-1));
-  Elf *elf = elf_memory(reinterpret_cast<char *>(const_cast<uint8_t *>(file->data())), file->size());
+  Elf* elf = elf_memory(reinterpret_cast<char*>(const_cast<uint8_t*>(file->data())), file->size());
   if (elf) {
     size_t shstrndx = 0;
     bool nobits = false;
     if (elf_getshdrstrndx(elf, &shstrndx) == 0) {
-      for (Elf_Scn *scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
+      for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
         GElf_Shdr sh;
         if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) || sh.sh_size == 0) continue;
         if (file_offset < sh.sh_offset || file_offset - sh.sh_offset >= sh.sh_size) continue;
@@ -35,7 +35,7 @@ Result<CodeBytes> ReadCodeBytes(const DsoModule &module, uint64_t file_offset, u
           nobits = true;
           continue;
         }
-        const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+        const char* name = elf_strptr(elf, shstrndx, sh.sh_name);
         out.section = name ? name : "";
         break;
       }
@@ -50,7 +50,7 @@ Result<CodeBytes> ReadCodeBytes(const DsoModule &module, uint64_t file_offset, u
     }
     elf_end(elf);
   }
-  const uint8_t *begin = file->data() + file_offset;
+  const uint8_t* begin = file->data() + file_offset;
   out.bytes.assign(begin, begin + size);
   return out;
 }

@@ -29,6 +29,6 @@ struct CodeBytes {
 // cannot be read, the range is not all in the file, or it lies in a section
 // without file bytes (SHT_NOBITS: a debug file standing in for a binary that
 // was not found).
-Result<CodeBytes> ReadCodeBytes(const DsoModule &module, uint64_t file_offset, uint64_t size);
+Result<CodeBytes> ReadCodeBytes(const DsoModule& module, uint64_t file_offset, uint64_t size);
 
 }  // namespace perflens

@@ -14,7 +14,7 @@ bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 // Appends the decimal number at s[i...] (digits only) as "0x<hex>"; returns the
 // index after it.
-size_t AppendDecimalAsHex(std::string_view s, size_t i, std::string *out) {
+size_t AppendDecimalAsHex(std::string_view s, size_t i, std::string* out) {
   uint64_t v = 0;
   size_t j = i;
   while (j < s.size() && IsDigit(s[j])) v = v * 10 + static_cast<uint64_t>(s[j++] - '0');
@@ -173,7 +173,7 @@ Disassembler::~Disassembler() {
   }
 }
 
-Disassembler &Disassembler::operator=(Disassembler &&other) noexcept {
+Disassembler& Disassembler::operator=(Disassembler&& other) noexcept {
   if (this != &other) {
     if (handle_) {
       csh h = handle_;
@@ -189,8 +189,8 @@ Disassembler &Disassembler::operator=(Disassembler &&other) noexcept {
 std::vector<Instruction> Disassembler::Disassemble(std::span<const uint8_t> code, uint64_t dso_vaddr) const {
   std::vector<Instruction> out;
   const csh h = handle_;
-  cs_insn *insn = cs_malloc(h);
-  const uint8_t *p = code.data();
+  cs_insn* insn = cs_malloc(h);
+  const uint8_t* p = code.data();
   size_t left = code.size();
   uint64_t address = dso_vaddr;
   const bool x86 = arch_ == CodeArch::kX86_64;
@@ -207,12 +207,12 @@ std::vector<Instruction> Disassembler::Disassemble(std::span<const uint8_t> code
     }
     ins.dso_vaddr = insn->address;
     ins.size = insn->size;
-    const cs_detail *d = insn->detail;
+    const cs_detail* d = insn->detail;
     bool jump = false;
     for (uint8_t g = 0; d && g < d->groups_count; ++g)
       if (d->groups[g] == CS_GRP_JUMP || d->groups[g] == CS_GRP_CALL) jump = true;
     if (x86) {
-      const cs_x86 &x = d->x86;
+      const cs_x86& x = d->x86;
       if (jump && x.op_count == 1 && x.operands[0].type == X86_OP_IMM) {
         ins.target = static_cast<uint64_t>(x.operands[0].imm);
         ins.branch = true;
@@ -231,7 +231,7 @@ std::vector<Instruction> Disassembler::Disassemble(std::span<const uint8_t> code
     } else {
       ins.mnemonic = insn->mnemonic;
       ins.operands = insn->op_str;
-      const cs_arm64 &a = d->arm64;
+      const cs_arm64& a = d->arm64;
       const bool pc_relative = insn->id == ARM64_INS_ADR || insn->id == ARM64_INS_ADRP;
       if ((jump || pc_relative) && a.op_count > 0 && a.operands[a.op_count - 1].type == ARM64_OP_IMM) {
         const uint64_t target = static_cast<uint64_t>(a.operands[a.op_count - 1].imm);

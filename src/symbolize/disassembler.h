@@ -59,10 +59,10 @@ class Disassembler {
   // Errors: capstone was built without the arch, or cannot be opened.
   static Result<Disassembler> Create(CodeArch arch);
   ~Disassembler();
-  Disassembler(Disassembler &&other) noexcept : handle_(other.handle_), arch_(other.arch_) { other.handle_ = 0; }
-  Disassembler &operator=(Disassembler &&other) noexcept;
-  Disassembler(const Disassembler &) = delete;
-  Disassembler &operator=(const Disassembler &) = delete;
+  Disassembler(Disassembler&& other) noexcept : handle_(other.handle_), arch_(other.arch_) { other.handle_ = 0; }
+  Disassembler& operator=(Disassembler&& other) noexcept;
+  Disassembler(const Disassembler&) = delete;
+  Disassembler& operator=(const Disassembler&) = delete;
 
   CodeArch arch() const { return arch_; }
 

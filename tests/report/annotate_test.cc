@@ -20,9 +20,9 @@
 namespace perflens {
 namespace {
 
-std::vector<std::string> Texts(const std::vector<Instruction> &code) {
+std::vector<std::string> Texts(const std::vector<Instruction>& code) {
   std::vector<std::string> out;
-  for (const Instruction &i : code) out.push_back(fmt::format("{:x}: {} {}", i.dso_vaddr, i.mnemonic, i.operands));
+  for (const Instruction& i : code) out.push_back(fmt::format("{:x}: {} {}", i.dso_vaddr, i.mnemonic, i.operands));
   return out;
 }
 
@@ -120,11 +120,10 @@ TEST(AnnotateDisassembly, Aarch64FunctionAsObjdumpSplitsIt) {
   const std::vector<Instruction> code = d->Disassemble(bytes, 0x400830);
   std::vector<std::string> mnemonics;
   for (const Instruction& i : code) mnemonics.push_back(fmt::format("{:x} {}", i.dso_vaddr, i.mnemonic));
-  EXPECT_EQ(mnemonics,
-            (std::vector<std::string>{"400830 adrp", "400834 mov", "400838 add", "40083c movz", "400840 str",
-                                      "400844 nop", "400848 and", "40084c add", "400850 ldr", "400854 eor",
-                                      "400858 bl", "40085c bl", "400860 mov", "400864 cmp", "400868 b.ne",
-                                      "40086c ldr", "400870 ret"}));
+  EXPECT_EQ(mnemonics, (std::vector<std::string>{"400830 adrp", "400834 mov", "400838 add", "40083c movz", "400840 str",
+                                                 "400844 nop", "400848 and", "40084c add", "400850 ldr", "400854 eor",
+                                                 "400858 bl", "40085c bl", "400860 mov", "400864 cmp", "400868 b.ne",
+                                                 "40086c ldr", "400870 ret"}));
   ASSERT_EQ(code.size(), 17u);
   EXPECT_EQ(code[0].target, 0x420000u);  // adrp x3, 420000
   EXPECT_FALSE(code[0].branch);
@@ -140,8 +139,8 @@ TEST(AnnotateDisassembly, Aarch64FunctionAsObjdumpSplitsIt) {
 TEST(AnnotatePercent, CostsSpanUpToTheNextInstruction) {
   std::vector<Instruction> code(3);
   code[0].dso_vaddr = 0x100, code[1].dso_vaddr = 0x104, code[2].dso_vaddr = 0x10a;
-  std::map<uint64_t, AddrCost> by_offset = {
-      {0x0, {1, 10}}, {0x2, {2, 20}}, {0x3, {6, 60}}, {0x4, {3, 30}}, {0xc, {4, 40}}, {0xf, {5, 50}}};
+  std::map<uint64_t, AddrCost> by_offset = {{0x0, {1, 10}}, {0x2, {2, 20}}, {0x3, {6, 60}},
+                                            {0x4, {3, 30}}, {0xc, {4, 40}}, {0xf, {5, 50}}};
   const std::vector<AddrCost> c = CostsPerInstruction(code, 0x100, 0x10, by_offset);
   ASSERT_EQ(c.size(), 3u);
   EXPECT_EQ(c[0].nr_samples, 9u);  // 0x3, the first instruction's last byte, included
@@ -168,7 +167,7 @@ TEST(AnnotateFixture, PieHashMixAsPerf) {
   auto a = Annotate::Create(file->get(), o);
   ASSERT_TRUE(a.ok()) << a.error().message;
   ASSERT_TRUE((*a)->Process().ok());
-  const std::vector<const AnnotatedSymbol *> selected = (*a)->Selected();
+  const std::vector<const AnnotatedSymbol*> selected = (*a)->Selected();
   ASSERT_EQ(selected.size(), 3u);
   EXPECT_EQ(selected[0]->sym->name, "hash_mix");
   EXPECT_EQ(selected[0]->total.nr_samples, 160u);
@@ -187,7 +186,7 @@ TEST(AnnotateFixture, PieHashMixAsPerf) {
                       0),
             0u)
       << out;
-  for (const char *line :
+  for (const char* line :
        {"    0.00 :   1191:   mov    %rdi,%rax\n", "    0.00 :   1196:   jle    11c6 <hash_mix+0x35>\n",
         "   13.75 :   11ae:   xor    %rax,%rdx\n", "   16.25 :   11b1:   imul   %rdi,%rdx\n",
         "   35.00 :   11b5:   mov    %rdx,%rax\n", "   19.38 :   11bc:   xor    %rdx,%rax\n",
