@@ -196,7 +196,7 @@ if [[ $do_srcline -eq 1 ]]; then
 fi
 if [[ $do_annotate -eq 1 ]]; then
   hot=$("$perflens" report --stdio --no-children -g none --sort sym -i "$work/fp.data" 2>/dev/null |
-    awk -F'\\[\\.\\] ' '/\[\.\] / {sub(/ +$/, "", $2); print $2; exit}')
+    awk -F'\\[\\.\\] ' '/\[\.\] / && !found {sub(/ +$/, "", $2); print $2; found = 1}')  # no exit: SIGPIPE under pipefail
   run_job "$work/fp.data" "annotate --stdio -s '$hot'" annotate --stdio -s "$hot"
 fi
 
