@@ -14,8 +14,10 @@
 #include <string>
 #include <vector>
 
+#include "base/mapped_file.h"
 #include "perfdata/perf_file.h"
 #include "symbolize/disassembler.h"
+#include "testutil/perf_data_writer.h"
 
 namespace perflens {
 namespace {
@@ -132,6 +134,59 @@ TEST(AnnotateDisassembly, Aarch64FunctionAsObjdumpSplitsIt) {
   EXPECT_TRUE(code[10].branch);
   EXPECT_EQ(code[14].operands, "400848");
   EXPECT_EQ(code[8].operands, "x0, [x3, x0, lsl #3]");
+}
+
+// End to end on aarch64: a synthetic recording whose HEADER_ARCH is "aarch64" (this
+// x86_64 machine cannot record one), the real dwarf_arm64 mapped as the unwinding test
+// maps it (MMAP2 0x400000, pgoff 0), and 8 samples in LeafMix.constprop.0: 3 at
+// 0x400848 (and), 1 at 0x40084e (inside `add` at 0x40084c: perf's calc_percent gives
+// it to that instruction) and 4 at 0x400868 (b.ne). objdump's layout: "addr:", a tab,
+// the mnemonic, a tab, the operands (perf expands the tabs from the line's column 0).
+TEST(AnnotateFixture, Aarch64RecordingIsDisassembledAsAarch64) {
+  const std::string binary = std::string(PERFLENS_SOURCE_DIR) + "/tests/unwind/testdata/arm64/dwarf_arm64";
+  testutil::PerfDataWriter w;
+  EventAttr attr;
+  attr.type = 1;  // PERF_TYPE_SOFTWARE cpu-clock
+  attr.size = 128;
+  attr.sample_type = kSampleIp | kSampleTid | kSamplePeriod;
+  attr.sample_period = 1000;
+  w.AddAttr(attr);
+  w.AddFeature(kFeatArch, w.FeatureString("aarch64"));
+  constexpr uint32_t kPid = 4242;
+  w.Comm(kPid, kPid, "dwarf_arm64");
+  testutil::PerfDataWriter::Mmap2Fields m;
+  m.pid = m.tid = kPid;
+  m.start = 0x400000;
+  m.len = 0x1000;
+  m.filename = binary;
+  w.Mmap2(m);
+  for (uint64_t ip : {0x400848, 0x400848, 0x400848, 0x40084e, 0x400868, 0x400868, 0x400868, 0x400868}) {
+    testutil::SampleFields sf;
+    sf.pid = sf.tid = kPid;
+    sf.period = 1000;
+    sf.ip = ip;
+    w.Sample(0, sf);
+  }
+  auto file = PerfFile::FromBytes(MappedFile::FromBuffer(w.Finish()));
+  ASSERT_TRUE(file.ok()) << file.error().message;
+  AnnotateOptions o;
+  o.symbolize.buildid_dir = "/nonexistent";
+  o.symbol = "LeafMix.constprop.0";
+  auto a = Annotate::Create(file->get(), o);
+  ASSERT_TRUE(a.ok());
+  ASSERT_TRUE((*a)->Process().ok());
+  const std::vector<const AnnotatedSymbol*> selected = (*a)->Selected();
+  ASSERT_EQ(selected.size(), 1u);
+  std::string out;
+  Status st = (*a)->Print(*selected[0], &out);
+  ASSERT_TRUE(st.ok()) << st.error().message;
+  for (const char* line :
+       {" Percent |\tSource code & Disassembly of dwarf_arm64 for cpu-clock:HG (8 samples, percent: local period)\n",
+        "         : 5      0000000000400830 <LeafMix.constprop.0>:\n", "    0.00 :   400830: adrp    x3, 420000 <",
+        "   37.50 :   400848: and     x0, x2, #0x1ff\n", "   12.50 :   40084c: add     w2, w2, #1\n",
+        "    0.00 :   400858: bl      400790 <Scale>\n",
+        "   50.00 :   400868: b.ne    400848 <LeafMix.constprop.0+0x18>\n", "    0.00 :   400870: ret\n"})
+    EXPECT_NE(out.find(line), std::string::npos) << line << "in\n" << out;
 }
 
 // perf's calc_percent: a sample inside an instruction (not at its first byte)
