@@ -39,6 +39,9 @@
 #                     `-g caller,0.5,address` on fp.data (issue #13; perf runs addr2line
 #                     per address: ~130 s a run), and perflens's `report --inline`
 #                     against `--no-inline` on each file
+#   --annotate        also time `annotate --stdio -s SYM` on fp.data, SYM its hottest
+#                     user symbol (the hottest is a kernel one: neither tool annotates
+#                     kernel code without a vmlinux)
 set -euo pipefail
 
 src_dir=$(cd "$(dirname "$0")/.." && pwd)
@@ -54,6 +57,7 @@ rerecord=0
 do_dwarf=1
 do_scaling=0
 do_srcline=0
+do_annotate=0
 scaling_seconds=3
 only_perflens=0
 perf=${PERF:-/usr/bin/perf}
@@ -74,6 +78,7 @@ while [[ $# -gt 0 ]]; do
     --scaling-seconds) scaling_seconds=$2; shift 2 ;;
     --only-perflens) only_perflens=1; shift ;;
     --srcline) do_srcline=1; shift ;;
+    --annotate) do_annotate=1; shift ;;
     -h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "compare.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -205,6 +210,11 @@ if [[ $do_srcline -eq 1 ]]; then
     awk -v f="$(basename "$f")" -v a="$iw" -v b="$nw" 'BEGIN {
       printf "%-10s perflens report --stdio --inline %.3f s / --no-inline %.3f s = %.2fx\n", f, a, b, (b > 0 ? a / b : 0) }'
   done
+fi
+if [[ $do_annotate -eq 1 ]]; then
+  hot=$("$perflens" report --stdio --no-children -g none --sort sym -i "$work/fp.data" 2>/dev/null |
+    awk -F'\\[\\.\\] ' '/\[\.\] / && !found {sub(/ +$/, "", $2); print $2; found = 1}')  # no exit: SIGPIPE under pipefail
+  run_job "$work/fp.data" "annotate --stdio -s '$hot'" annotate --stdio -s "$hot"
 fi
 
 # --- unwinding: hotspot's perfparser on dwarf.data ---------------------------------------

@@ -14,6 +14,7 @@ PACKAGES=(
   elfutils                          # eu-addr2line: the inline-frame tests' oracle
   libzstd-dev zstd                  # PERF_RECORD_COMPRESSED; zstd-compressed debug sections
   libdeflate-dev                    # zlib-compressed debug sections, ~3x zlib's inflate
+  libcapstone-dev                   # annotate's disassembler (x86_64, aarch64)
   libfmt-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libprotobuf-dev protobuf-compiler # pprof export

@@ -15,5 +15,7 @@ using CommandRunner = std::function<int()>;
 // `perflens script` (perf script): per-sample listing, -F fields, folded stacks.
 // `reader` holds the reader options shared by all subcommands (its -f/--force is added).
 CommandRunner RegisterScriptCommand(CLI::App* app, ReaderOptions* reader);
+// `perflens annotate` (perf annotate --stdio): per-instruction shares of a symbol.
+CommandRunner RegisterAnnotateCommand(CLI::App* app, ReaderOptions* reader);
 
 }  // namespace perflens

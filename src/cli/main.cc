@@ -152,6 +152,7 @@ int main(int argc, char** argv) {
   bidlist->add_option("-i,--input", bid_input, "Input file");
 
   CommandRunner run_script = RegisterScriptCommand(&app, &reader);
+  CommandRunner run_annotate = RegisterAnnotateCommand(&app, &reader);
 
   // perf's other commands by name, and typos, before CLI11 (which says only "A
   // subcommand is required"): perf's own wording and exit status 1.
@@ -161,11 +162,11 @@ int main(int argc, char** argv) {
     for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) known |= sub->check_name(argv[1]);
     if (!known) {
       static constexpr std::string_view kPerfCommands[] = {
-          "annotate", "archive", "bench", "buildid-cache", "c2c", "config", "daemon", "data", "diff",
+          "archive", "bench", "buildid-cache", "c2c", "config", "daemon", "data", "diff",
           "evlist", "ftrace", "inject", "iostat", "kallsyms", "kmem", "kvm", "kwork", "list", "lock",
           "mem", "probe", "record", "sched", "stat", "test", "timechart", "top", "trace", "version"};
       const bool perf_command = std::find(std::begin(kPerfCommands), std::end(kPerfCommands), cmd) != std::end(kPerfCommands);
-      constexpr const char* kCommands = "report, script, header, dump, stats, buildid-list";
+      constexpr const char* kCommands = "report, script, annotate, header, dump, stats, buildid-list";
       if (perf_command)
         std::fprintf(stderr, "perflens: perf's '%s' is not supported by perflens (it has: %s)\n", argv[1], kCommands);
       else
@@ -176,6 +177,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   ra.options.sort_given = report->count("--sort") > 0;
   if (app.got_subcommand("script")) return run_script();
+  if (app.got_subcommand("annotate")) return run_annotate();
   if (*report) {
     ra.bare_call_graph = call_graph_opt->count() > 0 && ra.call_graph.empty();
     return RunReport(ra, reader);

@@ -7,9 +7,9 @@ namespace perflens::scenario {
 namespace {
 
 TEST(CliTest, PerfCommandsPerflensLacksAreNamed) {
-  CommandResult r = RunShell(ShellQuote(PerflensBinary()) + " annotate --stdio", "/tmp");
+  CommandResult r = RunShell(ShellQuote(PerflensBinary()) + " timechart", "/tmp");
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("perf's 'annotate' is not supported by perflens"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("perf's 'timechart' is not supported by perflens"), std::string::npos) << r.err;
   r = RunShell(ShellQuote(PerflensBinary()) + " reprot", "/tmp");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("'reprot' is not a perflens command"), std::string::npos) << r.err;

@@ -16,11 +16,16 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <ostream>
+#include <regex>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "gtest/gtest.h"
 #include "scenario_util.h"
@@ -168,8 +173,110 @@ void RowsOf(const std::string& mode, const std::string& text, std::vector<Row>* 
   }
 }
 
+// `perf annotate --stdio` text (perflens's or perf's): per symbol, named by its start
+// address on objdump's "<start> <name>:" line, the header line and each instruction's
+// percentage by address. The disassembly text is not compared: perflens's capstone
+// spelling differs from objdump's (README.md, "differs on purpose").
+struct AnnotatedText {
+  std::vector<std::string> order;                     // symbol starts, in print order
+  std::map<std::string, std::string> headers;         // symbol start → " Percent |..." line
+  std::map<std::string, std::map<uint64_t, double>> percents;  // symbol start → addr → %
+  // -l: the "Sorted summary" blocks' lines, and the "// file:line" marks by address.
+  std::vector<std::string> summaries;
+  std::map<std::string, std::map<uint64_t, std::string>> marks;
+};
+AnnotatedText ParseAnnotate(const std::string& text) {
+  AnnotatedText a;
+  static const std::regex kSymbol(R"(^ +: \d+ +([0-9a-f]{16}) <.*>:$)");
+  static const std::regex kInstruction(R"(^ +(\d+\.\d+) : +([0-9a-f]+):)");
+  static const std::regex kSummary(R"(^ +(\d+\.\d+ \S+|Nothing higher than .*)$)");
+  std::string header, current;
+  std::smatch m;
+  for (const std::string& line : SplitLines(text)) {
+    if (line.rfind(" Percent |", 0) == 0) {
+      header = line;
+    } else if (line.rfind("Sorted summary for file ", 0) == 0 || std::regex_match(line, kSummary)) {
+      a.summaries.push_back(line);
+    } else if (std::regex_match(line, m, kSymbol)) {
+      current = m[1];
+      a.order.push_back(current);
+      a.headers[current] = header;
+    } else if (std::regex_search(line, m, kInstruction) && !current.empty()) {
+      const uint64_t addr = std::stoull(m[2], nullptr, 16);
+      a.percents[current][addr] = std::stod(m[1]);
+      if (const size_t mark = line.find(" // "); mark != std::string::npos) a.marks[current][addr] = line.substr(mark);
+    }
+  }
+  return a;
+}
+
+// perflens's annotate output against perf's: the same symbols with the same headers
+// (DSO, event, sample count), in the same order where their sample counts differ,
+// every instruction address perf prints with perflens's percentage within 0.1 point,
+// and with -l the same sorted summaries and "// file:line" marks.
+// On a failure perflens's output is left in expected-perf-<mode>.actual.txt.
+void ExpectAnnotateAgrees(const std::string& perf_path, const std::string& perf_text, const std::string& ours_text) {
+  const AnnotatedText perf = ParseAnnotate(perf_text), ours = ParseAnnotate(ours_text);
+  ASSERT_FALSE(perf.order.empty()) << "no annotated symbol in " << perf_path;
+  std::vector<std::string> failures;
+  double max_diff = 0;
+  size_t addresses = 0;
+  if (perf.order.size() != ours.order.size())
+    failures.push_back(fmt::format("{} symbols annotated, perf {}", ours.order.size(), perf.order.size()));
+  for (size_t i = 0; i < perf.order.size(); ++i) {
+    const std::string& sym = perf.order[i];
+    auto h = ours.headers.find(sym);
+    if (h == ours.headers.end()) {
+      failures.push_back("symbol at " + sym + " not annotated");
+      continue;
+    }
+    if (h->second != perf.headers.at(sym)) failures.push_back(sym + ": header\n  perf: " + perf.headers.at(sym) + "\n  ours: " + h->second);
+    // Ties (equal sample counts) may be listed in another order.
+    if (i < ours.order.size() && ours.order[i] != sym && ours.headers.at(ours.order[i]) != perf.headers.at(sym))
+      failures.push_back(fmt::format("symbol {} is #{} in perf's order, perflens has {} there", sym, i, ours.order[i]));
+    const auto& theirs = perf.percents.at(sym);
+    const auto mine = ours.percents.find(sym);
+    for (const auto& [addr, pct] : theirs) {
+      ++addresses;
+      const double got = mine == ours.percents.end() || !mine->second.count(addr) ? -1 : mine->second.at(addr);
+      if (got < 0) {
+        failures.push_back(fmt::format("{}: no instruction at {:x} (perf: {:.2f})", sym, addr, pct));
+        continue;
+      }
+      max_diff = std::max(max_diff, std::abs(got - pct));
+      if (std::abs(got - pct) > 0.1) failures.push_back(fmt::format("{}: {:x}: {:.2f}, perf {:.2f}", sym, addr, got, pct));
+    }
+  }
+  if (ours.summaries != perf.summaries) {
+    std::string both = "-l summaries differ\n  perf:\n";
+    for (const std::string& l : perf.summaries) both += "    " + l + "\n";
+    both += "  ours:\n";
+    for (const std::string& l : ours.summaries) both += "    " + l + "\n";
+    failures.push_back(both);
+  }
+  if (ours.marks != perf.marks) failures.push_back("the '// file:line' marks differ");
+  std::printf("[ replay ] annotate: %zu symbols, %zu instruction addresses, max difference %.2f point\n",
+              perf.order.size(), addresses, max_diff);
+  const std::string actual = perf_path.substr(0, perf_path.size() - 4) + ".actual.txt";
+  if (failures.empty()) {
+    std::remove(actual.c_str());
+    return;
+  }
+  WriteFile(actual, ours_text);
+  std::string report;
+  for (size_t i = 0; i < failures.size() && i < 40; ++i) report += failures[i] + "\n";
+  ADD_FAILURE() << failures.size() << " differences from perf (perflens's output: " << actual << ")\n" << report;
+}
+
 TEST_P(ReplayFixture, AgreesWithPerf) {
   const std::string mode = GetParam().mode;
+  if (mode.rfind("annotate", 0) == 0) {
+    const std::string path = File("expected-perf-" + mode + ".txt");
+    CommandResult r = Perflens();
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    ASSERT_NO_FATAL_FAILURE(ExpectAnnotateAgrees(path, ReadFileOrEmpty(path), r.out));
+    return;
+  }
   if (GetParam().fixture == kPerfCannotUnwind && mode != "self" && mode != "srcline" && mode != "srcfile")
     GTEST_SKIP() << "perf 6.1 does not unwind i386 stacks; see M32ChainsReachMain";
   // dwarf_vdso's program calls two PLT entries: perf's `_init` (stretched over .plt) is
