@@ -61,7 +61,11 @@ std::string TooManyRanges(Dwarf_Off cu_die) {
 }  // namespace
 
 struct DwarfIndex::Cu {
-  uint64_t die_offset = 0;
+  uint64_t die_offset = 0;  // in the main file's DWARF (a skeleton unit's, with split DWARF)
+  // The unit read for lines and inline scopes: the CU's DIE, or for a skeleton unit the
+  // split unit's DIE in its .dwo (libdw found it and checked its DWO id), whose line
+  // table libdw takes from the skeleton. Valid while the index's Dwarf is open.
+  Dwarf_Die die{};
   std::once_flag once;
 
   struct Row {
@@ -419,11 +423,14 @@ Result<std::unique_ptr<DwarfIndex>> DwarfIndex::Open(const std::string& path, Sy
   Dwarf_CU* cu = nullptr;
   Dwarf_Half version;
   uint8_t unit_type;
-  Dwarf_Die cu_die;
+  Dwarf_Die cu_die, split_die;
   int more;
-  while ((more = dwarf_get_units(dw, cu, &cu, &version, &unit_type, &cu_die, nullptr)) == 0) {
-    // Type units have no code; split (skeleton) units would need the .dwo: not read.
-    if (unit_type != DW_UT_compile) continue;
+  while ((more = dwarf_get_units(dw, cu, &cu, &version, &unit_type, &cu_die, &split_die)) == 0) {
+    // Type units have no code. A skeleton unit (split DWARF, -gsplit-dwarf) lists the
+    // code ranges and holds the line table; its DIEs (inline scopes) are in the .dwo,
+    // which libdw opens beside the file or in DW_AT_comp_dir and checks by DWO id.
+    if (unit_type != DW_UT_compile && unit_type != DW_UT_skeleton) continue;
+    const bool split = unit_type == DW_UT_skeleton && split_die.addr != nullptr && dwarf_tag(&split_die) > 0;
     auto n = static_cast<uint32_t>(index->cus_.size());
     ptrdiff_t offset = 0;
     Dwarf_Addr base, start, end;
@@ -444,6 +451,7 @@ Result<std::unique_ptr<DwarfIndex>> DwarfIndex::Open(const std::string& path, Sy
     if (!any) continue;
     auto c = std::make_unique<Cu>();
     c->die_offset = dwarf_dieoffset(&cu_die);
+    c->die = split ? split_die : cu_die;
     index->cus_.push_back(std::move(c));
   }
   if (more < 0) index->NoteProblem(fmt::format("compile units unreadable ({})", dwarf_errmsg(-1)));
@@ -488,11 +496,7 @@ std::string DwarfIndex::problem() const {
 }
 
 void DwarfIndex::ReadCu(Cu& cu) const {
-  Dwarf_Die die;
-  if (!dwarf_offdie(dwarf_, cu.die_offset, &die)) {
-    NoteProblem(fmt::format("compile unit at {:#x}: unreadable ({})", cu.die_offset, dwarf_errmsg(-1)));
-    return;
-  }
+  Dwarf_Die die = cu.die;
   auto intern_string = [this](std::string_view s) -> std::string_view { return *strings_.emplace(s).first; };
   auto intern_symbol = [this](const Symbol* base, std::string_view name) -> const Symbol* {
     auto [it, added] = interned_.try_emplace({base, name}, nullptr);

@@ -5,6 +5,10 @@
 // Every address here is a dso_vaddr (link-time address, what DWARF uses); DsoModule
 // converts its dso_addr (file_offset for ELF DSOs) with ToDsoVaddr first.
 //
+// Split DWARF (-gsplit-dwarf): a skeleton unit's ranges and line table are read from the
+// file, its inline scopes from the split unit libdw finds in the .dwo (by DW_AT_dwo_name
+// and DW_AT_comp_dir, checked by DWO id); without the .dwo, lines only.
+//
 // Reading is lazy and done once: Open lists the compile units and their address ranges
 // (CU DIE DW_AT_ranges / low_pc+high_pc); a CU's line table (DW_AT_stmt_list) and its
 // tree of DW_TAG_subprogram → DW_TAG_inlined_subroutine ranges are read the first time an
