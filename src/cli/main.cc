@@ -106,7 +106,7 @@ int main(int argc, char** argv) {
   report->add_flag("--no-children", ra.no_children, "Self costs only");
   CLI::Option* call_graph_opt =
       report->add_option("-g,--call-graph", ra.call_graph,
-                         "Call graph: graph|fractal|flat|folded|none[,threshold][,caller|callee]"
+                         "Call graph: graph|fractal|flat|folded|none[,threshold][,caller|callee][,function|address]"
                          "[,percent|period|count] (default graph,0.5; a bare -g is perf's "
                          "graph,0.5,caller,function,percent)")
           ->expected(0, 1);

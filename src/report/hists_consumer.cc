@@ -87,9 +87,18 @@ void HistsConsumer::OnSample(const ResolvedSample& s) {
     // The chain in print order: callee first (the kernel's order) or caller first.
     chain_.clear();
     if (chain_srclines_) {
-      for (const CallchainFrame& f : s.callchain)
+      for (size_t k = 0; k < n; ++k) {
+        const CallchainFrame& f = s.callchain[k];
+        // Part of an inline expansion (perf 6.1 expands DWARF-unwound entries only): an
+        // inline frame, or the function's own frame right after the entry's inline
+        // frames (callee first, one ip).
+        const CallchainFrame* inner = k ? &s.callchain[k - 1] : nullptr;
+        const bool expanded = (f.al.sym && f.al.sym->inlined) ||
+                              (inner && inner->ip == f.ip && inner->al.dso == f.al.dso && inner->al.sym &&
+                               inner->al.sym->inlined);
         chain_.push_back(hists.chains().InternFrame(
-            {f.al.dso, f.al.sym, f.ip, chain_srclines_->ChainText(f.al.dso, f.al.dso_addr, f.al.sym)}));
+            {f.al.dso, f.al.sym, f.ip, chain_srclines_->ChainText(f.al.dso, f.al.dso_addr, f.al.sym, expanded)}));
+      }
     } else {
       for (const CallchainFrame& f : s.callchain)
         chain_.push_back(hists.chains().InternFrame({f.al.dso, f.al.sym, f.ip}));

@@ -102,8 +102,11 @@ Result<ScriptFieldSpec> ParseScriptFields(std::string_view arg) {
     const FieldName* f = nullptr;
     for (const FieldName& n : kFieldNames)
       if (tok == n.name) f = &n;
-    if (!f) return Err("Invalid field requested: '{}' (perflens script supports comm, tid, pid, time, cpu, "
-                       "event, ip, sym, symoff, dso, period, or folded)", tok);
+    if (!f) {
+      std::string known;
+      for (const FieldName& n : kFieldNames) known.append(n.name).append(", ");
+      return Err("Invalid field requested: '{}' (perflens script supports {}or folded)", tok, known);
+    }
     if (change == '-') {
       spec.removed |= f->bit;
       spec.fields &= ~f->bit;

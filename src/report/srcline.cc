@@ -89,12 +89,12 @@ void SrcLines::Fill(HistEntry* e, uint64_t dso_addr) {
   e->srcfile_id = c.file_id;
 }
 
-const std::string* SrcLines::ChainText(const Dso* dso, uint64_t dso_addr, const Symbol* sym) {
+const std::string* SrcLines::ChainText(const Dso* dso, uint64_t dso_addr, const Symbol* sym, bool expanded) {
   if (!dso || !sym) return nullptr;
-  auto [it, added] = chain_texts_.try_emplace({sym, dso_addr}, nullptr);
+  auto [it, added] = chain_texts_.try_emplace({sym, dso_addr, expanded}, nullptr);
   if (!added) return it->second;
   std::string text;
-  if (inline_frames_ && !dso->is_kernel()) {
+  if (expanded && inline_frames_ && !dso->is_kernel()) {
     // perf's append_inlines gives each frame of an expansion the line addr2line -i
     // printed for it.
     const SymbolFrames frames = symbolizer_->Module(*dso)->FramesAt(dso_addr);

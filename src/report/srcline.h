@@ -48,14 +48,14 @@ class SrcLines {
 
   // The text perf prints after a call-graph frame's name with the address key
   // (callchain_srcline, show_addr): the line at `dso_addr` (Map::MapIp space) — for a
-  // frame of an inline expansion its own line (the innermost one's row, an outer one's
-  // call site of the next inner call), else the innermost row as addr2line without -i
-  // gives it — "??:0" where addr2line finds none, and "+offset" (decimal bytes from
+  // frame of an inline expansion (`expanded`: the chain holds the entry's inline frames)
+  // its own line (the innermost one's row, an outer one's call site of the next inner
+  // call), else the innermost row as addr2line without -i gives it — "??:0" where addr2line finds none, and "+offset" (decimal bytes from
   // `sym`'s start) where perf has no file to run addr2line on (kernel, vdso) or no
   // function there (a PLT stub). nullptr without a dso or a symbol (perf prints the
   // bare ip). Interned: the pointer lives as long as this object. Cached per (sym,
-  // dso_addr).
-  const std::string* ChainText(const Dso* dso, uint64_t dso_addr, const Symbol* sym);
+  // dso_addr, expanded).
+  const std::string* ChainText(const Dso* dso, uint64_t dso_addr, const Symbol* sym, bool expanded);
 
   // Sets e->srcline, srcline_id and srcline_vaddr from e->dso, e->sym and `dso_addr`,
   // the Map::MapIp address of the row's frame (a callchain row of an unresolved frame
@@ -85,16 +85,22 @@ class SrcLines {
       return static_cast<size_t>(k.second * 0x9E3779B97F4A7C15ULL ^ k.first);
     }
   };
+  struct ChainKey {
+    const Symbol* sym;
+    uint64_t dso_addr;
+    bool expanded;
+    bool operator==(const ChainKey&) const = default;
+  };
   struct ChainKeyHash {
-    size_t operator()(const std::pair<const Symbol*, uint64_t>& k) const {
-      return static_cast<size_t>(k.second * 0x9E3779B97F4A7C15ULL ^ reinterpret_cast<uintptr_t>(k.first));
+    size_t operator()(const ChainKey& k) const {
+      return static_cast<size_t>(k.dso_addr * 0x9E3779B97F4A7C15ULL ^ reinterpret_cast<uintptr_t>(k.sym) ^ k.expanded);
     }
   };
   Symbolizer* symbolizer_;
   bool full_path_;
   bool inline_frames_;
-  // (symbol, dso_addr) → ChainText; a symbol belongs to one dso.
-  std::unordered_map<std::pair<const Symbol*, uint64_t>, const std::string*, ChainKeyHash> chain_texts_;
+  // (symbol, dso_addr, expanded) → ChainText; a symbol belongs to one dso.
+  std::unordered_map<ChainKey, const std::string*, ChainKeyHash> chain_texts_;
   std::unordered_map<std::pair<uint32_t, uint64_t>, Cached, KeyHash> by_addr_;  // (dso id, dso_addr)
   std::unordered_map<std::string, uint32_t> ids_;
   std::deque<const std::string*> texts_;  // by id; the keys of ids_ (node-stable)
