@@ -1,5 +1,7 @@
 #include "scenario_util.h"
 
+#include <unistd.h>
+
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -33,8 +35,10 @@ void WriteFile(const std::string& path, std::string_view text) {
 }
 
 CommandResult RunShell(const std::string& command, const std::string& scratch_dir) {
+  // The pid too: ctest runs tests as parallel processes, each counting from 0, and
+  // several share a scratch dir (/tmp): one's .cmd1.err was another's.
   static int counter = 0;
-  std::string base = scratch_dir + "/.cmd" + std::to_string(counter++);
+  std::string base = scratch_dir + "/.cmd" + std::to_string(getpid()) + "_" + std::to_string(counter++);
   std::string full = "( " + command + " ) >" + base + ".out 2>" + base + ".err";
   int status = std::system(full.c_str());
   CommandResult r;
