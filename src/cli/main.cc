@@ -159,18 +159,23 @@ int main(int argc, char** argv) {
   if (argc > 1 && argv[1][0] != '-') {
     const std::string_view cmd = argv[1];
     bool known = false;
-    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) known |= sub->check_name(argv[1]);
+    std::string commands;  // the registered ones, in registration order
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+      known |= sub->check_name(argv[1]);
+      commands += (commands.empty() ? "" : ", ") + sub->get_name();
+    }
     if (!known) {
       static constexpr std::string_view kPerfCommands[] = {
           "archive", "bench", "buildid-cache", "c2c", "config", "daemon", "data", "diff",
           "evlist", "ftrace", "inject", "iostat", "kallsyms", "kmem", "kvm", "kwork", "list", "lock",
           "mem", "probe", "record", "sched", "stat", "test", "timechart", "top", "trace", "version"};
       const bool perf_command = std::find(std::begin(kPerfCommands), std::end(kPerfCommands), cmd) != std::end(kPerfCommands);
-      constexpr const char* kCommands = "report, script, annotate, header, dump, stats, buildid-list";
       if (perf_command)
-        std::fprintf(stderr, "perflens: perf's '%s' is not supported by perflens (it has: %s)\n", argv[1], kCommands);
+        std::fprintf(stderr, "perflens: perf's '%s' is not supported by perflens (it has: %s)\n", argv[1],
+                     commands.c_str());
       else
-        std::fprintf(stderr, "perflens: '%s' is not a perflens command (%s; see 'perflens --help')\n", argv[1], kCommands);
+        std::fprintf(stderr, "perflens: '%s' is not a perflens command (%s; see 'perflens --help')\n", argv[1],
+                     commands.c_str());
       return 1;
     }
   }

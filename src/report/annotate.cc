@@ -255,7 +255,7 @@ Status Annotate::Print(const AnnotatedSymbol& s, std::string* out) {
       if (lines && src.line <= lines->size())
         text_line(SourceText((*lines)[src.line - 1]), src.line);
       else
-        text_line(SourceLineText(src, options_.full_path), src.line);
+        text_line(FormatSrcline(src, options_.full_path), src.line);
     }
     insn.clear();
     if (x86) {

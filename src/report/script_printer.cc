@@ -390,11 +390,11 @@ std::string ScriptWriter::SrclineUnder(const AddrLocation& al, const SymbolFrame
     // ran on the file and found none, and its "dso[vaddr]" where there is no file.
     const DsoModule* module = symbolizer_->Module(*al.dso);
     const SourceLine line = al.dso->is_kernel() ? SourceLine{} : module->FindSourceLine(al.dso_addr);
-    if (line.known()) return SourceLineText(line, false);
+    if (line.known()) return FormatSrcline(line, false);
     return module->segments().empty() ? DsoAddrText(symbolizer_, *al.dso, al.dso_addr) : std::string();
   }
   // An inline frame's own line: the innermost one's row, the call sites outward.
-  if (frame && frame->line.known()) return SourceLineText(frame->line, false);
+  if (frame && frame->line.known()) return FormatSrcline(frame->line, false);
   std::string text = Addr2lineText(symbolizer_, *al.dso, al.dso_addr, false);
   // perf's fallback without the symbol's name: "dso[vaddr]".
   return text.empty() ? DsoAddrText(symbolizer_, *al.dso, al.dso_addr) : text;

@@ -32,15 +32,6 @@ bool Addr2lineNamesAFunction(const DsoModule& module, uint64_t dso_addr) {
 
 }  // namespace
 
-std::string SourceLineText(const SourceLine& line, bool full_path) {
-  std::string_view file = line.file;
-  if (!full_path) {
-    const size_t slash = file.rfind('/');
-    if (slash != std::string_view::npos) file.remove_prefix(slash + 1);
-  }
-  return fmt::format("{}:{}", file, line.line);
-}
-
 std::string Addr2lineText(Symbolizer* symbolizer, const Dso& dso, uint64_t dso_addr, bool full_path,
                           uint64_t* vaddr) {
   if (vaddr) *vaddr = dso_addr;
@@ -49,7 +40,7 @@ std::string Addr2lineText(Symbolizer* symbolizer, const Dso& dso, uint64_t dso_a
   if (vaddr)
     if (auto v = module->ToDsoVaddr(dso_addr)) *vaddr = *v;
   const SourceLine line = module->FindSourceLine(dso_addr);
-  if (line.known()) return SourceLineText(line, full_path);
+  if (line.known()) return FormatSrcline(line, full_path);
   // perf ran `addr2line -f` on the file, which answers "??:0" without line info when
   // the ELF symbols name a function there. Without such a function (local code of a
   // stripped binary, PLT stubs, whose symbols perf makes up) addr2line answers
@@ -101,7 +92,7 @@ const std::string* SrcLines::ChainText(const Dso* dso, uint64_t dso_addr, const 
     if (frames.size() > 1)
       for (const SymbolFrame& f : frames)
         if (f.sym == sym && f.line.known()) {
-          text = SourceLineText(f.line, full_path_);
+          text = FormatSrcline(f.line, full_path_);
           break;
         }
   }

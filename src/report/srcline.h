@@ -22,6 +22,7 @@
 #include <unordered_map>
 
 #include "report/hist_entry.h"
+#include "symbolize/source_line.h"
 #include "symbolize/symbolizer.h"
 
 namespace perflens {
@@ -36,9 +37,6 @@ std::string Addr2lineText(Symbolizer* symbolizer, const Dso& dso, uint64_t dso_a
 
 // perf's fallback without a line or a symbol name: "dso[vaddr]" (hex; the kernel's ip).
 std::string DsoAddrText(Symbolizer* symbolizer, const Dso& dso, uint64_t dso_addr);
-
-// A source line's perf text: "file:line", the file's base name unless `full_path`.
-std::string SourceLineText(const SourceLine& line, bool full_path);
 
 class SrcLines {
  public:
