@@ -81,6 +81,14 @@ void AddInlineFlags(CLI::App* cmd, bool* inline_frames) {
                          "One frame per DWARF-unwound callchain entry, without inlined functions");
 }
 
+void AddReturnAddressFlags(CLI::App* cmd, bool* adjust) {
+  cmd->add_flag_callback("--return-address-adjust", [adjust] { *adjust = true; },
+                         "Look callers up at return address - 1 (the default)");
+  cmd->add_flag_callback("--no-return-address-adjust", [adjust] { *adjust = false; },
+                         "Look callers up at the return address itself, as perf 6.1 does (a call "
+                         "ending a function is then charged to the next one)");
+}
+
 namespace {
 
 void AppendRaw(char* buf, size_t cap, size_t* len, const char* s) {

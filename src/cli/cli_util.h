@@ -48,6 +48,8 @@ void PrintReadProblems(const ReadStats& rs, const std::vector<std::string>& summ
 void AddSymbolOptions(CLI::App* cmd, SymbolizeOptions* so);
 // --inline / --no-inline (perf's), setting *inline_frames.
 void AddInlineFlags(CLI::App* cmd, bool* inline_frames);
+// --return-address-adjust (the default) / --no-return-address-adjust, setting *adjust.
+void AddReturnAddressFlags(CLI::App* cmd, bool* adjust);
 
 // Turns SIGBUS on a mapped input (the file shrank while perflens read it: truncated
 // by another process) into "perflens: FILE: the file shrank while it was read (no data

@@ -114,8 +114,7 @@ int main(int argc, char** argv) {
   report->add_flag("-n,--show-nr-samples", ra.options.show_nr_samples, "Show sample counts");
   report->add_option("--max-stack", ra.options.max_stack, "Callchain depth limit");
   AddInlineFlags(report, &ra.options.inline_frames);
-  report->add_flag("--return-address-adjust", ra.options.adjust_return_addresses,
-                   "Look callers up at return address - 1 (perf 6.1 does not)");
+  AddReturnAddressFlags(report, &ra.options.adjust_return_addresses);
   report->add_flag("--full-source-path", ra.options.full_source_path,
                    "Show the whole source file path in srcline (default: its base name)");
   report->add_flag("--header", ra.options.show_header, "Print the perf.data header first");

@@ -70,6 +70,7 @@ CommandRunner RegisterScriptCommand(CLI::App* app, ReaderOptions* reader) {
   cmd->add_flag("-G,--hide-call-graph", o.hide_call_graph, "Do not print callchains");
   cmd->add_option("--max-stack", o.max_stack, "Callchain depth limit (default 127)");
   AddInlineFlags(cmd, &o.inline_frames);
+  AddReturnAddressFlags(cmd, &o.adjust_return_addresses);
   AddListOption(cmd, "-c,--comms", &args->comms, "Only these comms");
   AddListOption(cmd, "--pid", &args->pids, "Only these process ids");
   AddListOption(cmd, "--tid", &args->tids, "Only these thread ids");

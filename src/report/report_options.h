@@ -21,7 +21,9 @@ struct ReportOptions {
   bool show_nr_samples = false;       // -n
   int max_stack = 127;                // --max-stack
   bool inline_frames = true;          // --inline / --no-inline (DWARF-unwound frames)
-  bool adjust_return_addresses = false;  // --return-address-adjust: callers looked up at ip-1
+  // Callers looked up at return address - 1 (the default; --no-return-address-adjust:
+  // as they are, perf 6.1's way).
+  bool adjust_return_addresses = true;
   bool full_source_path = false;      // --full-source-path: srcline with the whole file path
   bool show_header = false;           // --header
   std::string format = "stdio";       // --stdio or "json"

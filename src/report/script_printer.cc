@@ -183,6 +183,7 @@ Result<std::unique_ptr<Script>> Script::Create(PerfFile* file, const ScriptOptio
   so.filter.tids = options.tids;
   so.max_stack = options.max_stack;
   so.inline_frames = options.inline_frames;
+  so.adjust_return_addresses = options.adjust_return_addresses;
   s->session_ = Session::Open(file, std::move(so));
   s->folded_ = std::make_unique<FoldedConsumer>(options.folded_weight_period);
   if (folded) {
@@ -281,8 +282,9 @@ void ScriptWriter::OnSample(const ResolvedSample& s) {
       if (s.chain_ok)
         WalkCallchain(
             s.raw_callchain, s.frame_source->max_stack(), false,
-            [&](uint64_t ip, uint16_t cpumode, bool, bool unwound) {
-              PrintFrame(s.frame_source, s.thread, cpumode, ip, f, unwound && s.frame_source->inline_frames());
+            [&](uint64_t ip, uint16_t cpumode, bool exact, bool unwound) {
+              PrintFrame(s.frame_source, s.thread, cpumode, ip, f, unwound && s.frame_source->inline_frames(),
+                         s.frame_source->looks_up_before(exact, unwound));
             },
             s.raw_unwound_begin);
       p = out->Reserve(1);
@@ -313,10 +315,10 @@ void ScriptWriter::OnSample(const ResolvedSample& s) {
 }
 
 void ScriptWriter::PrintFrame(FrameSource* source, const Thread* thread, uint16_t cpumode, uint64_t ip,
-                              uint32_t f, bool with_inlines) {
+                              uint32_t f, bool with_inlines, bool return_address) {
   static_assert(kFieldSymOff == kFieldSym << 1 && kFieldDso == kFieldSym << 2);
-  const auto line_fields =
-      static_cast<uint8_t>(((f / kFieldSym) & 7) | (with_inlines ? 8 : 0) | ((f & kFieldSrcline) ? 16 : 0));
+  const auto line_fields = static_cast<uint8_t>(((f / kFieldSym) & 7) | (with_inlines ? 8 : 0) |
+                                                ((f & kFieldSrcline) ? 16 : 0) | (return_address ? 32 : 0));
   TextBuffer* out = out_.get();
   FrameLine* line = nullptr;
   uint64_t maps_id = 0, generation = 0;
@@ -335,7 +337,7 @@ void ScriptWriter::PrintFrame(FrameSource* source, const Thread* thread, uint16_
       return;
     }
   }
-  AddrLocation al = source->Resolve(thread, cpumode, ip);
+  AddrLocation al = source->Resolve(thread, cpumode, ip, return_address);
   // perf's append_inlines: one line per inline frame, all at this address; an inline
   // frame prints " (inlined)" where the others print their dso.
   const bool inlines = with_inlines && source->InlineSymbols(al, &inline_syms_);

@@ -65,6 +65,7 @@ struct ScriptOptions {
   bool hide_call_graph = false;     // -G
   int max_stack = 127;              // --max-stack
   bool inline_frames = true;        // --inline / --no-inline (DWARF-unwound frames)
+  bool adjust_return_addresses = true;  // --no-return-address-adjust: false (perf 6.1's lookup)
   std::vector<std::string> comms;   // --comms
   std::vector<uint32_t> pids, tids; // --pid, --tid
   SymbolizeOptions symbolize;
@@ -93,9 +94,10 @@ class ScriptWriter : public SampleConsumer {
   // One callchain line ("\t%16lx sym+0x%lx (dso)\n", per `fields`), from frame_lines_
   // when it was printed before in the same state of the same address space.
   // `with_inlines`: a DWARF-unwound entry, printed as its inline frames (perf's
-  // append_inlines), one line each.
+  // append_inlines), one line each. `return_address`: looked up at ip - 1
+  // (FrameSource::looks_up_before).
   void PrintFrame(FrameSource* source, const Thread* thread, uint16_t cpumode, uint64_t ip, uint32_t fields,
-                  bool with_inlines);
+                  bool with_inlines, bool return_address);
 
   const PerfFile& file_;
   std::vector<uint32_t> fields_;   // per evsel
@@ -112,7 +114,7 @@ class ScriptWriter : public SampleConsumer {
     uint64_t maps_id = 0;  // 0: empty
     uint64_t generation = 0;
     uint64_t ip = 0;
-    uint8_t fields = 0;  // the sym/symoff/dso bits, shifted down
+    uint8_t fields = 0;  // the sym/symoff/dso bits shifted down, inline/srcline/ip-1 bits
     uint8_t size = 0;
     char text[102] = {};  // copied whole on a hit: keep the tail initialized
   };

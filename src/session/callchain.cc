@@ -34,16 +34,7 @@ bool ResolveCallchain(Resolver& resolver, const Thread* thread, const U64Array& 
       }
       return;
     }
-    // Every entry after the first is a return address: with the adjustment it is looked
-    // up at ip - 1, inside the call instruction, so a call that ends a function is not
-    // charged to the next one. al.dso_addr is moved back to the entry's own address.
-    if (adjust_return_addresses && !exact && ip > 0) {
-      AddrLocation al = resolver.Resolve(thread, cpumode, ip - 1);
-      al.dso_addr += 1;
-      frames->push_back({ip, al});
-    } else {
-      frames->push_back({ip, resolver.Resolve(thread, cpumode, ip)});
-    }
+    frames->push_back({ip, ResolveEntry(resolver, thread, cpumode, ip, adjust_return_addresses && !exact)});
       },
       unwound_begin);
   if (!ok) frames->clear();

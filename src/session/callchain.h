@@ -88,13 +88,31 @@ void PrefetchCallchain(const Resolver& resolver, const Thread* thread, const U64
 // `adjust_return_addresses` looks every entry after the first up at ip - 1.
 // `keep_root_side`: with more than `max_stack` entries keep the outermost ones (perf's
 // caller order) instead of the innermost (callee order).
+// One recorded entry's location. `return_address` (an entry after the first of the
+// recorded, kernel or frame-pointer, part; the unwound part's callers are already
+// return address - 1): looked up at ip - 1, inside the call instruction, so a call that
+// ends a function (a call to a noreturn function) is charged to its caller and not to
+// the next function, which never ran; al.dso_addr is moved back to the entry's own
+// address, so offsets and source lines are those of ip, as perf prints them. When no
+// symbol holds ip - 1 the entry cannot follow a call (a call's last byte lies inside its
+// function; the bytes between functions are padding): it is a frame-pointer walk's
+// stray value, looked up as it is, as perf does.
+inline AddrLocation ResolveEntry(Resolver& resolver, const Thread* thread, uint16_t cpumode, uint64_t ip,
+                                 bool return_address) {
+  if (!return_address || ip == 0) return resolver.Resolve(thread, cpumode, ip);
+  AddrLocation al = resolver.Resolve(thread, cpumode, ip - 1);
+  if (!al.sym) return resolver.Resolve(thread, cpumode, ip);
+  al.dso_addr += 1;
+  return al;
+}
+
 // `unwound_begin`: see WalkCallchain. `inline_frames` (perf's --inline, its default):
 // each unwound entry becomes perf's append_inlines frames — one per function inlined
 // at it, innermost first, then the function it is in (Resolver::InlineSymbols) — all
 // with the entry's ip and location but their own symbol. perf 6.1 adds none to the
 // recorded (frame-pointer or kernel) part.
 bool ResolveCallchain(Resolver& resolver, const Thread* thread, const U64Array& chain, int max_stack,
-                      std::vector<CallchainFrame>* frames, bool adjust_return_addresses = false,
+                      std::vector<CallchainFrame>* frames, bool adjust_return_addresses = true,
                       bool keep_root_side = false, uint64_t unwound_begin = UINT64_MAX,
                       bool inline_frames = false);
 

@@ -195,7 +195,7 @@ std::unique_ptr<Session> Session::Open(PerfFile* file, SessionOptions options) {
     s->unwind_ahead_ |= s->NeedsUnwind(file->evsels()[i]);
   s->unwind_ahead_ = s->unwind_ahead_ && s->options_.use_threads && std::thread::hardware_concurrency() > 1;
   s->frame_source_ = std::make_unique<FrameSource>(s->machine_.get(), s->resolver_.get(), s->options_.max_stack,
-                                                   s->options_.inline_frames);
+                                                   s->options_.inline_frames, s->options_.adjust_return_addresses);
   const SessionOptions& o = s->options_;
   s->coalesce_ = o.coalesce && !chains && file->evsels().size() <= UINT16_MAX;
   s->defer_kernel_symbols_ = o.defer_kernel_symbols && !chains && o.filter.symbols.empty();

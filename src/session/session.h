@@ -78,14 +78,24 @@ struct ResolvedSample {
 // only handed out there): the same answers the eager callchain gives.
 class FrameSource {
  public:
-  FrameSource(const Machine* machine, Resolver* resolver, int max_stack, bool inline_frames)
-      : machine_(machine), resolver_(resolver), max_stack_(max_stack), inline_frames_(inline_frames) {}
+  FrameSource(const Machine* machine, Resolver* resolver, int max_stack, bool inline_frames,
+              bool adjust_return_addresses)
+      : machine_(machine),
+        resolver_(resolver),
+        max_stack_(max_stack),
+        inline_frames_(inline_frames),
+        adjust_return_addresses_(adjust_return_addresses) {}
   // The Maps an entry of `cpumode` is looked up in (nullptr: none), whose id and
   // generation identify the address-space state it resolves in.
   const Maps* MapsFor(const Thread* thread, uint16_t cpumode) const { return machine_->MapsFor(thread, cpumode); }
-  AddrLocation Resolve(const Thread* thread, uint16_t cpumode, uint64_t ip) {
-    return resolver_->Resolve(thread, cpumode, ip);
+  // `return_address`: looked up at ip - 1 (ResolveEntry); see looks_up_before.
+  AddrLocation Resolve(const Thread* thread, uint16_t cpumode, uint64_t ip, bool return_address = false) {
+    return ResolveEntry(*resolver_, thread, cpumode, ip, return_address);
   }
+  // For an entry WalkCallchain hands out with `exact` and `unwound`: whether it is
+  // looked up at ip - 1 — a recorded entry after the first is a return address, unless
+  // SessionOptions::adjust_return_addresses is off.
+  bool looks_up_before(bool exact, bool unwound) const { return adjust_return_addresses_ && !exact && !unwound; }
   int max_stack() const { return max_stack_; }  // entries to walk (WalkCallchain)
   // For an entry of the unwound part located at `al`: the symbols of its inline frames
   // (ResolveCallchain's `inline_frames`), or false when it stays one frame.
@@ -99,6 +109,7 @@ class FrameSource {
   Resolver* resolver_;
   int max_stack_;
   bool inline_frames_;
+  bool adjust_return_addresses_;
 };
 
 // Receives the session's samples. All calls come from one thread, in perf's order.
@@ -146,8 +157,8 @@ struct SampleNeeds {
   bool location = true;    // the ip's map, Dso and symbol
   bool callchain = false;  // the PERF_SAMPLE_CALLCHAIN entries (not for filtered samples)
   // With `callchain`: hand the entries over unresolved with a FrameSource instead
-  // (consumers then run on the resolving thread; keep_root_side and
-  // adjust_return_addresses do not apply).
+  // (consumers then run on the resolving thread; keep_root_side does not apply, and
+  // FrameSource::looks_up_before says where adjust_return_addresses does).
   bool callchain_on_demand = false;
 };
 
@@ -181,7 +192,9 @@ struct SessionOptions {
   // DWARF-unwound user part on its own, as perf)
   int max_stack = 127;
   bool keep_root_side = false;           // beyond max_stack keep the outermost entries
-  bool adjust_return_addresses = false;  // callers looked up at ip - 1
+  // Callers of the recorded chain looked up at return address - 1 (ResolveEntry);
+  // perf 6.1 looks them up as they are (--no-return-address-adjust).
+  bool adjust_return_addresses = true;
   // perf's --inline (on by default; --no-inline): DWARF-unwound frames get the frames of
   // the functions inlined at them (ResolveCallchain).
   bool inline_frames = true;

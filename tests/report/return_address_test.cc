@@ -1,6 +1,6 @@
 // Return addresses in callchains: perf 6.1 looks them up as they are, so a call that is
-// the last instruction of a function is charged to the next function; with
-// --return-address-adjust perflens looks callers up at ip - 1.
+// the last instruction of a function is charged to the next function, which never ran;
+// perflens looks callers up at ip - 1 (the default; --no-return-address-adjust: perf's way).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
