@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "scenario_util.h"
@@ -36,11 +37,11 @@ class NoreturnFixture : public ::testing::Test {
     return ScenarioSourceDir() + "/fixtures/noreturn_call/" + file;
   }
 
-  // `perflens <args>` on the fixture, confined to its cache.
-  CommandResult Run(const std::string& args) {
+  // `perflens <args>` on the fixture's `data` (perf.data or mixed.data), confined to its cache.
+  CommandResult Run(const std::string& args, const std::string& data = "perf.data") {
     CommandResult r = RunShell("env -u PERF_BUILDID_DIR HOME=" + ShellQuote(dir_ + "/home") + " " +
                                    ShellQuote(PerflensBinary()) + " " + args + " -i " +
-                                   ShellQuote(Fixture("perf.data")) + " --buildid-dir " +
+                                   ShellQuote(Fixture(data)) + " --buildid-dir " +
                                    ShellQuote(Fixture("cache")) + " --symfs " + ShellQuote(dir_ + "/symfs"),
                                dir_);
     EXPECT_EQ(r.exit_code, 0) << args << "\n" << r.err;
@@ -102,6 +103,33 @@ TEST_F(NoreturnFixture, NoAdjustPrintsPerfsOutput) {
   EXPECT_TRUE(a.allowed.empty()) << a.Report() << children;
   EXPECT_GT(a.perf_rows, 3) << children;
   EXPECT_NE(children.find("[.] next_function\n"), std::string::npos) << children;
+}
+
+// mixed.data: cpu-clock with frame-pointer callchains and task-clock without any. A
+// task-clock sample has no callers, so its Children equal its Self: one row. perf 6.1
+// gives each of them the callchain of the sample before it (main, next_function, libc
+// at 100% Children under task-clock).
+TEST_F(NoreturnFixture, SamplesWithoutCallchainHaveNoCallers) {
+  const std::string args = "report --stdio --children --sort sym -g none -t '|'";
+  const std::string out = Run(args, "mixed.data").out;
+  const size_t task = out.find("of event 'task-clock/call-graph=no/u'");
+  ASSERT_NE(task, std::string::npos) << out;
+  std::vector<std::string> rows;
+  for (const std::string& line : SplitLines(out.substr(out.find('\n', task) + 1)))
+    if (!line.empty() && line[0] != '#') rows.push_back(line);
+  EXPECT_EQ(rows, std::vector<std::string>{" 100.00%| 100.00%|[.] spin_and_exit"}) << out;
+
+  // The event with callchains: perf's rows (perf's return-address lookup for the comparison).
+  const std::string perf = ReadFileOrEmpty(Fixture("expected-perf-mixed-children.txt"));
+  const std::string perf_cpu = perf.substr(0, perf.find("of event 'task-clock"));
+  ASSERT_NE(perf.find("of event 'task-clock"), std::string::npos) << perf;
+  EXPECT_NE(perf.substr(perf_cpu.size()).find(" 100.00%| 0.00%  |[.] main"), std::string::npos)
+      << "perf 6.1 charges main's Children to task-clock samples: " << perf;
+  const std::string lens = Run(args + " --no-return-address-adjust", "mixed.data").out;
+  RowsAgreement a = CompareRows(ChildrenRows(perf_cpu), ChildrenRows(lens.substr(0, lens.find("of event 'task-clock"))),
+                                kChildrenKinds);
+  EXPECT_TRUE(a.failures.empty()) << a.Report() << lens;
+  EXPECT_GT(a.perf_rows, 3) << lens;
 }
 
 }  // namespace
