@@ -6,6 +6,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <map>
+#include <vector>
 
 namespace perflens {
 namespace {
@@ -41,10 +43,49 @@ bool ParseHex(std::string_view line, size_t* pos, uint64_t* value) {
   return true;
 }
 
+struct MapEntry {
+  uint64_t start, size;
+  std::string_view name;
+};
+
+// Adds `entries` (file order) to `table` so that each address resolves to the newest
+// entry covering it: walked newest first, an entry keeps only the parts of its range
+// that no newer entry covers (split in pieces of the same name). A zero-size entry
+// claims its start byte only (its end comes from Finish), and is dropped when a newer
+// one covers that byte.
+void AddNewestFirst(const std::vector<MapEntry>& entries, SymbolTable* table) {
+  std::map<uint64_t, uint64_t> covered;  // disjoint [start, end), merged
+  auto add_covered = [&covered](uint64_t start, uint64_t end) {
+    auto it = covered.upper_bound(start);
+    if (it != covered.begin() && std::prev(it)->second >= start) --it;
+    while (it != covered.end() && it->first <= end) {
+      start = std::min(start, it->first);
+      end = std::max(end, it->second);
+      it = covered.erase(it);
+    }
+    covered.emplace(start, end);
+  };
+  for (auto e = entries.rbegin(); e != entries.rend(); ++e) {
+    // Ranges that would wrap past 2^64 end there.
+    const uint64_t end = e->size ? (e->start + e->size < e->start ? UINT64_MAX : e->start + e->size) : e->start + 1;
+    if (end <= e->start) continue;  // a zero-size entry at UINT64_MAX
+    uint64_t at = e->start;
+    auto it = covered.upper_bound(at);
+    if (it != covered.begin() && std::prev(it)->second > at) --it;
+    for (; it != covered.end() && it->first < end && at < end; ++it) {
+      if (it->first > at) table->Add(at, e->size ? it->first - at : 0, e->name);
+      at = std::max(at, it->second);
+    }
+    if (at < end) table->Add(at, e->size ? end - at : 0, e->name);
+    add_covered(e->start, end);
+  }
+}
+
 }  // namespace
 
 SymbolTable ParsePerfMap(std::string_view text, size_t* bad_lines) {
   SymbolTable table;
+  std::vector<MapEntry> entries;
   size_t bad = 0;
   while (!text.empty()) {
     size_t nl = text.find('\n');
@@ -66,8 +107,9 @@ SymbolTable ParsePerfMap(std::string_view text, size_t* bad_lines) {
       ++bad;
       continue;
     }
-    table.Add(start, size, line.substr(pos + 1));
+    entries.push_back({start, size, line.substr(pos + 1)});
   }
+  AddNewestFirst(entries, &table);
   table.Finish();
   if (bad_lines) *bad_lines = bad;
   return table;

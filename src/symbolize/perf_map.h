@@ -16,7 +16,10 @@ namespace perflens {
 // each, the name is the rest of the line. Unlike perf, CR and trailing blanks are
 // stripped, and 1–2 character names are kept. Example: "0x7f00001000 40 Lfoo bar" →
 // [0x7f00001000, 0x7f00001040) "Lfoo bar". Malformed lines are skipped and counted in
-// *bad_lines (may be null); blank lines are ignored.
+// *bad_lines (may be null); blank lines are ignored. A runtime appends a line each time
+// it (re)compiles code at an address, so the newest line wins: an address resolves to
+// the last line whose range covers it, and an older line keeps only what no later line
+// covers (perf 6.1 keeps superseded names, README "differs on purpose").
 SymbolTable ParsePerfMap(std::string_view text, size_t* bad_lines);
 
 // Reads and parses a perf-map file. Errors: not openable, not a regular file, read error.

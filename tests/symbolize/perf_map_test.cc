@@ -88,6 +88,45 @@ TEST(PerfMapTest, ZeroSizeExtendsToNextAndDuplicatesCollapse) {
   EXPECT_EQ(t.size(), 3u);
 }
 
+// A JIT appends a line whenever it compiles code at an address: the newest line wins.
+TEST(PerfMapTest, NewestEntryWinsOverOlderOverlappingOnes) {
+  SymbolTable t = ParsePerfMap(
+      "1000 100 old_whole\n"     // [0x1000, 0x1100): its middle is recompiled below
+      "1040 20 new_middle\n"     // [0x1040, 0x1060)
+      "2000 10 first\n"
+      "2000 10 second\n"         // same range: replaces `first`
+      "3000 40 older\n"
+      "2ff0 80 newer_cover\n"    // covers `older` entirely: it is gone
+      "4000 0 zero_old\n"
+      "4000 8 zero_replaced\n",  // a sized newer one at a zero-size one's start
+      nullptr);
+  EXPECT_EQ(NameAt(t, 0x1000), "old_whole");
+  EXPECT_EQ(NameAt(t, 0x103f), "old_whole");
+  EXPECT_EQ(NameAt(t, 0x1040), "new_middle");
+  EXPECT_EQ(NameAt(t, 0x105f), "new_middle");
+  EXPECT_EQ(NameAt(t, 0x1060), "old_whole");  // the older line's remaining tail
+  EXPECT_EQ(NameAt(t, 0x10ff), "old_whole");
+  EXPECT_EQ(NameAt(t, 0x1100), "<none>");
+  EXPECT_EQ(NameAt(t, 0x2008), "second");
+  EXPECT_EQ(NameAt(t, 0x3000), "newer_cover");
+  EXPECT_EQ(NameAt(t, 0x303f), "newer_cover");
+  EXPECT_EQ(NameAt(t, 0x4000), "zero_replaced");
+  for (const Symbol& s : t.symbols()) {
+    EXPECT_NE(s.name, "first");
+    EXPECT_NE(s.name, "older");
+    EXPECT_NE(s.name, "zero_old");
+  }
+  // A newer line over an older one's head: the older keeps its tail.
+  SymbolTable u = ParsePerfMap("5000 10 older_after\n4ff8 10 newest_before\n", nullptr);
+  EXPECT_EQ(NameAt(u, 0x4ff8), "newest_before");
+  EXPECT_EQ(NameAt(u, 0x5007), "newest_before");
+  EXPECT_EQ(NameAt(u, 0x5008), "older_after");
+  EXPECT_EQ(NameAt(u, 0x500f), "older_after");
+  // Ranges reaching past 2^64 end there.
+  SymbolTable w = ParsePerfMap("ffffffffffffff00 1000 wraps\n", nullptr);
+  EXPECT_EQ(NameAt(w, 0xffffffffffffff00ULL), "wraps");
+}
+
 TEST(PerfMapTest, UnsortedInput) {
   SymbolTable t = ParsePerfMap("3000 10 c\n1000 10 a\n2000 10 b\n", nullptr);
   ASSERT_EQ(t.size(), 3u);
