@@ -31,6 +31,27 @@ std::optional<BuildId> BuildId::FromHex(std::string_view hex) {
   return id;
 }
 
+bool BuildId::MatchesNote(const BuildId& note) const {
+  if (*this == note) return true;
+  if (size != kMaxSize || note.empty() || note.size >= size) return false;
+  if (std::memcmp(bytes.data(), note.bytes.data(), note.size) != 0) return false;
+  for (size_t i = note.size; i < size; ++i)
+    if (bytes[i] != 0) return false;
+  return true;
+}
+
+BuildId BuildId::Unpadded() const {
+  if (size != kMaxSize) return *this;
+  auto zeros = [this](size_t from, size_t to) {
+    for (size_t i = from; i < to; ++i)
+      if (bytes[i] != 0) return false;
+    return true;
+  };
+  BuildId id = *this;
+  if (zeros(16, kMaxSize)) id.size = zeros(8, 16) ? 8 : 16;
+  return id;
+}
+
 BuildId BuildId::FromBytes(const uint8_t* p, size_t n) {
   BuildId id;
   if (n > kMaxSize) n = kMaxSize;

@@ -1,5 +1,6 @@
 #include "symbolize/debug_file_finder.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <iterator>
@@ -227,10 +228,28 @@ std::vector<Candidate> DebugFileCandidates(std::span<const DebugSource> sources,
             query.build_id.ToHex(),
             query,
             options};
+  // A zero-padded 20-byte id (BuildId::Unpadded): perf's cache names the entry by the
+  // padded hex, /usr/lib/debug and a cache filled from the file's own note by the real
+  // one; each build-id source gives both, padded first.
+  const std::string unpadded = query.build_id.Unpadded().ToHex();
   std::vector<std::string> paths;
   for (const DebugSource& source : sources) {
     paths.clear();
+    in.bid = query.build_id.ToHex();
     kEmit[static_cast<size_t>(source.kind)](in, &paths);
+    if (unpadded != in.bid) {
+      const size_t padded_paths = paths.size();
+      in.bid = unpadded;
+      kEmit[static_cast<size_t>(source.kind)](in, &paths);
+      // Sources that do not use the id give the same paths again.
+      for (size_t i = padded_paths; i < paths.size();) {
+        if (std::find(paths.begin(), paths.begin() + static_cast<long>(padded_paths), paths[i]) !=
+            paths.begin() + static_cast<long>(padded_paths))
+          paths.erase(paths.begin() + static_cast<long>(i));
+        else
+          ++i;
+      }
+    }
     for (std::string& p : paths) {
       if (source.symfs && !options.symfs.empty()) {
         auto prefixed = Under(options.symfs, p);

@@ -444,7 +444,7 @@ void Symbolizer::Impl::LoadUser(const Dso& dso, Parts* e) {
   for (const Candidate& c : DebugFileCandidates(SystemPathSource(), {name, {}, "", "", ""}, fo)) {
     if (!IsRegularFile(c.path)) continue;
     if (auto info = ReadElfInfo(c.path); info.ok()) {
-      if (bid.empty() || info->build_id == bid) query.debuglink = info->debuglink;
+      if (bid.empty() || bid.MatchesNote(info->build_id)) query.debuglink = info->debuglink;
       if (bid.empty()) bid = info->build_id;
     }
   }
@@ -458,7 +458,7 @@ void Symbolizer::Impl::LoadUser(const Dso& dso, Parts* e) {
       errors.push_back(info.error().message);
       continue;
     }
-    if (!bid.empty() && !(info->build_id == bid)) {
+    if (!bid.empty() && !bid.MatchesNote(info->build_id)) {
       std::string has = info->build_id.empty() ? "no build-id" : info->build_id.ToHex();
       mismatches.push_back(fmt::format("{} has {}", c.path, has));
       continue;
@@ -539,7 +539,7 @@ bool Symbolizer::Impl::LoadVmlinux(const Dso& dso, Parts* e) {
     Fail(e, LoadStatus::kError, "kernel", info.error().message);
     return false;
   }
-  if (!dso.build_id().empty() && !info->build_id.empty() && !(info->build_id == dso.build_id())) {
+  if (!dso.build_id().empty() && !info->build_id.empty() && !dso.build_id().MatchesNote(info->build_id)) {
     Fail(e, LoadStatus::kBuildIdMismatch, "kernel",
          fmt::format("[kernel.kallsyms]: {} has build-id {}, the recording needs {}", path, info->build_id.ToHex(),
                      dso.build_id().ToHex()));
@@ -673,7 +673,7 @@ void Symbolizer::Impl::LoadVdso(const Dso& dso, Parts* e) {
       refuse_user_image(s, "not an ELF image");
       continue;
     }
-    if (!bid.empty() && !(info->build_id == bid)) {
+    if (!bid.empty() && !bid.MatchesNote(info->build_id)) {
       refuse_user_image(s, fmt::format("build-id {} but the recording needs {}",
                                        info->build_id.empty() ? "(none)" : info->build_id.ToHex(), bid.ToHex()));
       continue;

@@ -55,6 +55,29 @@ Status HalfTwice(int v) {
   return Status::Ok();
 }
 
+// perf's dso__build_id_equal: a 20-byte recorded id matches a shorter note it starts
+// with when the rest is zero.
+TEST(BuildIdTest, ZeroPaddedIdsMatchShorterNotes) {
+  const BuildId md5 = *BuildId::FromHex("b4f1a2a3a4a5a6a7a8a9aaabacadae0c");
+  const BuildId padded = *BuildId::FromHex("b4f1a2a3a4a5a6a7a8a9aaabacadae0c00000000");
+  EXPECT_TRUE(padded.MatchesNote(md5));
+  EXPECT_TRUE(padded.MatchesNote(padded));
+  EXPECT_FALSE(md5.MatchesNote(padded));  // only the recorded (20-byte) side is padded
+  EXPECT_FALSE(BuildId::FromHex("b4f1a2a3a4a5a6a7a8a9aaabacadae0c00000001")->MatchesNote(md5));
+  EXPECT_FALSE(BuildId::FromHex("c4f1a2a3a4a5a6a7a8a9aaabacadae0c00000000")->MatchesNote(md5));
+  EXPECT_FALSE(padded.MatchesNote(BuildId{}));
+  EXPECT_EQ(padded.Unpadded(), md5);
+  EXPECT_EQ(padded.Unpadded().ToHex(), "b4f1a2a3a4a5a6a7a8a9aaabacadae0c");
+  const BuildId fast = *BuildId::FromHex("0123456789abcdef");
+  const BuildId fast_padded = *BuildId::FromHex("0123456789abcdef000000000000000000000000");
+  EXPECT_TRUE(fast_padded.MatchesNote(fast));
+  EXPECT_EQ(fast_padded.Unpadded(), fast);
+  // A full sha1 id, and ids of other sizes, are their own unpadded form.
+  const BuildId sha1 = *BuildId::FromHex("0123456789abcdef0123456789abcdef01234567");
+  EXPECT_EQ(sha1.Unpadded(), sha1);
+  EXPECT_EQ(md5.Unpadded(), md5);
+}
+
 TEST(ResultTest, ValuesErrorsAndPropagation) {
   auto ok = Half(8);
   ASSERT_TRUE(ok.ok());

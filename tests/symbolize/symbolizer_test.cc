@@ -64,6 +64,56 @@ TEST(SymbolizerTest, FindsBinaryInBuildIdCache) {
   EXPECT_TRUE(s.Problems().empty());
 }
 
+// perf.data build-id entries written without the size byte (perf before 5.x, and
+// converters) hold 20 bytes: a 16-byte md5 id (lld's default, ld --build-id=md5) or an
+// 8-byte one (lld --build-id=fast) is zero-padded. The file with the real note is the
+// DSO's, as perf's dso__build_id_equal decides; its cache entry may be named either way.
+TEST(SymbolizerTest, ZeroPaddedShortBuildIdsMatchTheFilesNote) {
+  TempDir dir;
+  for (const auto& [flag, note_bytes] : {std::pair<std::string, size_t>{"-Wl,--build-id=md5", 16},
+                                         std::pair<std::string, size_t>{"-Wl,--build-id=0x0123456789abcdef", 8}}) {
+    SCOPED_TRACE(flag);
+    const std::string bin = dir / ("prog" + std::to_string(note_bytes));
+    ASSERT_TRUE(testing::Compile(dir, testing::kCProgram, "c", "-fPIE -pie " + flag, bin));
+    const BuildId note = *BuildId::FromHex(testing::ReadelfBuildId(bin));
+    ASSERT_EQ(note.size, note_bytes);
+    BuildId padded = note;
+    padded.size = BuildId::kMaxSize;  // bytes past the note are zero
+    EXPECT_EQ(padded.Unpadded(), note);
+    const uint64_t main_offset = testing::VaddrToOffset(testing::ReadelfLoads(bin), testing::NmValues(bin)["main"]);
+
+    // At its recorded path.
+    Dso at_path(40 + static_cast<int>(note_bytes), bin, DsoKind::kUser);
+    at_path.set_build_id(padded);
+    Symbolizer s({.buildid_dir = dir / "empty-cache"}, nullptr);
+    const Symbol* sym = s.Find(at_path, main_offset);
+    ASSERT_NE(sym, nullptr) << s.Info(at_path).message;
+    EXPECT_EQ(sym->name, "main");
+
+    // In a build-id cache under the note's own hex (perf record adds it so), and under
+    // the padded hex (perf's name for the recorded id).
+    for (const BuildId& entry_id : {note, padded}) {
+      const std::string cache = dir / ("cache-" + entry_id.ToHex());
+      AddToCache(cache, "/gone/prog", entry_id, bin, "elf");
+      Dso gone(60 + static_cast<int>(note_bytes), "/gone/prog", DsoKind::kUser);
+      gone.set_build_id(padded);
+      Symbolizer c({.buildid_dir = cache}, nullptr);
+      sym = c.Find(gone, main_offset);
+      ASSERT_NE(sym, nullptr) << c.Info(gone).message;
+      EXPECT_EQ(sym->name, "main");
+    }
+
+    // Padding that is not zero is another id.
+    BuildId other = padded;
+    other.bytes[BuildId::kMaxSize - 1] = 1;
+    Dso wrong(80 + static_cast<int>(note_bytes), bin, DsoKind::kUser);
+    wrong.set_build_id(other);
+    Symbolizer w({.buildid_dir = dir / "empty-cache"}, nullptr);
+    EXPECT_EQ(w.Find(wrong, main_offset), nullptr);
+    EXPECT_EQ(w.Info(wrong).status, LoadStatus::kBuildIdMismatch);
+  }
+}
+
 TEST(SymbolizerTest, RefusesBuildIdMismatch) {
   TempDir dir;
   Built b = BuildProgram(dir);
