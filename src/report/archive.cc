@@ -221,6 +221,9 @@ Status Archive::Process() {
   std::set<std::string> planned;  // relative paths
   std::set<std::string> skipped_names;
   auto skip = [&](const Dso& dso, std::string reason) {
+    // The Symbolizer's messages start with the DSO's name already.
+    const std::string prefix = dso.long_name() + ": ";
+    if (reason.rfind(prefix, 0) == 0) reason.erase(0, prefix.size());
     if (skipped_names.insert(dso.long_name()).second) plan_.skipped.push_back({dso.printable_long_name(), std::move(reason)});
   };
   auto add = [&](const Dso& dso, const std::string& cache_name, const std::string& basename,
@@ -393,8 +396,8 @@ std::string FormatArchiveSummary(const ArchivePlan& plan, const std::vector<Arch
     const ArchiveWritten w = i < written.size() ? written[i] : ArchiveWritten{};
     total += w.bytes;
     present += w.already_present;
-    out += fmt::format("  {:>10}  {}{}\n      from {}\n", HumanSize(w.bytes), f.RelativePath(),
-                       w.already_present ? "  (already there, kept)" : "", f.source);
+    out += fmt::format("  {:>10}  {}{}\n      from {}\n", HumanSize(w.bytes), EscapeControl(f.RelativePath()),
+                       w.already_present ? "  (already there, kept)" : "", EscapeControl(f.source));
   }
   std::string head = fmt::format("perflens archive: {} file{} ({}) for the {} DSO{} hit by samples {} {}\n",
                                  plan.files.size(), plan.files.size() == 1 ? "" : "s", HumanSize(total),

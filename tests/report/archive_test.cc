@@ -85,7 +85,9 @@ class ArchiveTest : public ::testing::Test {
 
   // The plan of `bytes` read with the fixture cache and an empty symfs.
   std::unique_ptr<Archive> Plan(const std::vector<uint8_t>& bytes) {
-    file_ = std::move(*PerfFile::FromBytes(MappedFile::FromBuffer(bytes)));
+    auto file = PerfFile::FromBytes(MappedFile::FromBuffer(bytes));
+    EXPECT_TRUE(file.ok());
+    file_ = std::move(*file);
     ArchiveOptions o;
     o.symbolize.buildid_dir = std::string(PERFLENS_SOURCE_DIR) + "/tests/scenario/fixtures/cache";
     o.symbolize.symfs = dir_ + "/symfs";

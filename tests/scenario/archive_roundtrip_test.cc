@@ -54,7 +54,14 @@ TEST_P(ArchiveRoundTrip, ReportFromArchiveEqualsReportFromCache) {
     EXPECT_EQ(stat((archive + "/[kernel.kallsyms]/" + kKernelBuildId + "/kallsyms").c_str(), &st), 0) << a.out;
     EXPECT_EQ(stat((archive + "/.build-id/c0/" + std::string(kKernelBuildId + 2) + "/kallsyms").c_str(), &st), 0);
   }
-  EXPECT_EQ(a.out.find("not archived"), std::string::npos) << a.out;
+  if (std::string(GetParam()) == "dlopen") {
+    // perf recorded build-ids only for the DSOs that sample ips hit, not for the
+    // program and libc seen in its callchains: those are listed, not guessed (and read
+    // back unresolved from the fixture cache and from the archive alike).
+    EXPECT_NE(a.out.find("/tmp/perflens-fixture/bin/dlopen_main: no build-id recorded"), std::string::npos) << a.out;
+  } else {
+    EXPECT_EQ(a.out.find("not archived"), std::string::npos) << a.out;
+  }
 
   for (const char* mode : {"report --stdio --no-children -F overhead,sample,period,comm,dso,sym -g none "
                            "--percent-limit 0 -t '|'",
@@ -91,7 +98,8 @@ TEST_P(ArchiveRoundTrip, ReportFromArchiveEqualsReportFromCache) {
 
 // syscalls: kernel frames under user ones; vdso: [vdso] frames; dlopen: a dlopen'ed
 // library; dwarf_c: --call-graph dwarf, unwound from the archived binaries' CFI.
-INSTANTIATE_TEST_SUITE_P(Fixtures, ArchiveRoundTrip, ::testing::Values("syscalls", "vdso", "dlopen", "dwarf_c"));
+INSTANTIATE_TEST_SUITE_P(Fixtures, ArchiveRoundTrip, ::testing::Values("syscalls", "vdso", "dlopen", "dwarf_c"),
+                         [](const ::testing::TestParamInfo<const char*>& info) { return std::string(info.param); });
 
 }  // namespace
 }  // namespace perflens::scenario
