@@ -23,6 +23,8 @@ struct ArchiveArgs {
 
 int RunArchive(ArchiveArgs& a) {
   std::string output = a.output;
+  // `-o FILE.tar` asks for the tarball as --tar does.
+  if (output.size() > 4 && output.compare(output.size() - 4, 4, ".tar") == 0) a.tar = true;
   if (output.empty()) {
     if (a.input == "-") {
       PrintError("archive: -o is needed when the input is standard input");
@@ -69,7 +71,8 @@ CommandRunner RegisterArchiveCommand(CLI::App* app, ReaderOptions* reader) {
   cmd->add_option("-i,--input", args->input, "Input file (default ./perf.data; - for stdin)");
   cmd->add_option("-o,--output", args->output,
                   "Output directory (default INPUT.archive; created, or an existing build-id cache merged "
-                  "into), or with --tar the tarball (default INPUT.tar; must not exist)");
+                  "into), or with --tar (or a name ending in .tar) the tarball (default INPUT.tar; must not "
+                  "exist)");
   cmd->add_flag("--tar", args->tar, "Write one tar archive of the cache instead of a directory");
   SymbolizeOptions& so = args->options.symbolize;
   cmd->add_option("--symfs", so.symfs, "Look for files relative to this directory");

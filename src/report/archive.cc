@@ -397,7 +397,8 @@ std::string FormatArchiveSummary(const ArchivePlan& plan, const std::vector<Arch
     total += w.bytes;
     present += w.already_present;
     out += fmt::format("  {:>10}  {}{}\n      from {}\n", HumanSize(w.bytes), EscapeControl(f.RelativePath()),
-                       w.already_present ? "  (already there, kept)" : "", EscapeControl(f.source));
+                       w.already_present ? "  (already there, kept)" : "",
+                       f.source.rfind("/proc/self/fd/", 0) == 0 ? "this machine's vdso" : EscapeControl(f.source));
   }
   std::string head = fmt::format("perflens archive: {} file{} ({}) for the {} DSO{} hit by samples {} {}\n",
                                  plan.files.size(), plan.files.size() == 1 ? "" : "s", HumanSize(total),

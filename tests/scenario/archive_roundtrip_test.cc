@@ -77,7 +77,7 @@ TEST_P(ArchiveRoundTrip, ReportFromArchiveEqualsReportFromCache) {
 
   // The same tree as one tarball: unpacked, it equals the directory (links included).
   const std::string tarball = dir_ + "/archive.tar";
-  CommandResult t = Perflens("archive --tar -o " + ShellQuote(tarball), FixturesDir() + "/cache");
+  CommandResult t = Perflens("archive -o " + ShellQuote(tarball), FixturesDir() + "/cache");  // .tar: --tar
   ASSERT_EQ(t.exit_code, 0) << t.err;
   ASSERT_EQ(mkdir((dir_ + "/unpacked").c_str(), 0700), 0);
   CommandResult x = RunShell("tar -xf " + ShellQuote(tarball) + " -C " + ShellQuote(dir_ + "/unpacked"), dir_);
