@@ -16,6 +16,7 @@
 #include "base/tar_writer.h"
 #include "base/text_escape.h"
 #include "perfdata/perf_event.h"
+#include "symbolize/elf_symbols.h"
 
 namespace perflens {
 namespace {
@@ -257,7 +258,17 @@ Status Archive::Process() {
           break;
         }
         add(*dso, dso->long_name(), "elf", m->runtime_path());
-        if (m->symbols_path() != m->runtime_path()) add(*dso, dso->long_name(), "debug", m->symbols_path());
+        if (m->symbols_path() != m->runtime_path()) {
+          add(*dso, dso->long_name(), "debug", m->symbols_path());
+          // The finder takes a cache entry's elf before its debug file: a binary with
+          // its own .symtab then stands for the debug file when read back.
+          auto info = ReadElfInfo(m->runtime_path());
+          if (info.ok() && info->has_symtab)
+            plan_.notes.push_back(fmt::format(
+                "{}: its binary has .symtab: from the archive, symbols and line info come from the binary, not "
+                "from the debug file {} (the build-id cache's elf is read before its debug)",
+                dso->printable_long_name(), EscapeControl(m->symbols_path())));
+        }
         break;
       }
       case DsoKind::kVdso:
@@ -410,6 +421,7 @@ std::string FormatArchiveSummary(const ArchivePlan& plan, const std::vector<Arch
     out += fmt::format("{} DSO{} hit by samples not archived:\n", plan.skipped.size(), plan.skipped.size() == 1 ? "" : "s");
     for (const ArchiveSkip& s : plan.skipped) out += fmt::format("  {}: {}\n", s.dso, EscapeControl(s.reason));
   }
+  for (const std::string& note : plan.notes) out += fmt::format("note: {}\n", note);
   if (tar)
     out += fmt::format("On the other machine: mkdir DIR && tar xf {} -C DIR && perflens report -i {} --buildid-dir DIR\n",
                        destination, input);

@@ -68,6 +68,9 @@ struct ArchivePlan {
   std::vector<ArchiveFile> files;    // first-hit order, one per (entry, basename)
   std::vector<ArchiveSkip> skipped;  // first-hit order
   size_t nr_dsos_hit = 0;            // distinct DSOs of samples and frames (no map: not counted)
+  // Archived, but read back differently: "prog: its binary has .symtab: from the
+  // archive, symbols and line info come from the binary, not from the debug file …".
+  std::vector<std::string> notes;
 };
 
 // What writing one ArchiveFile did.
