@@ -17,5 +17,7 @@ using CommandRunner = std::function<int()>;
 CommandRunner RegisterScriptCommand(CLI::App* app, ReaderOptions* reader);
 // `perflens annotate` (perf annotate --stdio): per-instruction shares of a symbol.
 CommandRunner RegisterAnnotateCommand(CLI::App* app, ReaderOptions* reader);
+// `perflens archive` (perf archive): the files the samples need, as a build-id cache.
+CommandRunner RegisterArchiveCommand(CLI::App* app, ReaderOptions* reader);
 
 }  // namespace perflens

@@ -152,6 +152,7 @@ int main(int argc, char** argv) {
 
   CommandRunner run_script = RegisterScriptCommand(&app, &reader);
   CommandRunner run_annotate = RegisterAnnotateCommand(&app, &reader);
+  CommandRunner run_archive = RegisterArchiveCommand(&app, &reader);
 
   // perf's other commands by name, and typos, before CLI11 (which says only "A
   // subcommand is required"): perf's own wording and exit status 1.
@@ -165,7 +166,7 @@ int main(int argc, char** argv) {
     }
     if (!known) {
       static constexpr std::string_view kPerfCommands[] = {
-          "archive", "bench", "buildid-cache", "c2c", "config", "daemon", "data", "diff",
+          "bench", "buildid-cache", "c2c", "config", "daemon", "data", "diff",
           "evlist", "ftrace", "inject", "iostat", "kallsyms", "kmem", "kvm", "kwork", "list", "lock",
           "mem", "probe", "record", "sched", "stat", "test", "timechart", "top", "trace", "version"};
       const bool perf_command = std::find(std::begin(kPerfCommands), std::end(kPerfCommands), cmd) != std::end(kPerfCommands);
@@ -182,6 +183,7 @@ int main(int argc, char** argv) {
   ra.options.sort_given = report->count("--sort") > 0;
   if (app.got_subcommand("script")) return run_script();
   if (app.got_subcommand("annotate")) return run_annotate();
+  if (app.got_subcommand("archive")) return run_archive();
   if (*report) {
     ra.bare_call_graph = call_graph_opt->count() > 0 && ra.call_graph.empty();
     return RunReport(ra, reader);

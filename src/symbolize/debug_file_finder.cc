@@ -267,6 +267,27 @@ std::vector<Candidate> DebugFileCandidates(const std::string& long_name, const B
   return DebugFileCandidates(kElfSources, DebugFileQuery{long_name, build_id, debuglink, "", ""}, options);
 }
 
+std::optional<BuildIdCacheEntry> BuildIdCacheEntryFor(const std::string& long_name, const BuildId& build_id) {
+  const std::string bid = build_id.ToHex();
+  if (bid.size() < 3 || long_name.empty()) return std::nullopt;
+  std::string name;
+  if (long_name[0] == '/') {
+    auto n = Normalize(long_name);
+    if (!n || *n == "/") return std::nullopt;
+    name = n->substr(1);
+  } else {
+    // "[vdso]", "[kernel.kallsyms]": one component, read under that name.
+    if (long_name.find('/') != std::string::npos || long_name == "." || long_name == "..") return std::nullopt;
+    name = long_name;
+  }
+  if (name == ".build-id" || StartsWith(name, ".build-id/")) return std::nullopt;
+  BuildIdCacheEntry e;
+  e.entry_dir = name + "/" + bid;
+  e.link = ".build-id/" + bid.substr(0, 2) + "/" + bid.substr(2);
+  e.link_target = "../../" + e.entry_dir;
+  return e;
+}
+
 std::string DefaultBuildIdDir() {
   if (const char* d = std::getenv("PERF_BUILDID_DIR"); d && *d) return d;
   if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.debug";

@@ -3,6 +3,7 @@
 // that the symbolizer walks in order with its build-id gate.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -87,6 +88,25 @@ std::vector<Candidate> DebugFileCandidates(std::span<const DebugSource> sources,
 // and the binary's `debuglink` (empty if unknown).
 std::vector<Candidate> DebugFileCandidates(const std::string& long_name, const BuildId& build_id,
                                            const std::string& debuglink, const FinderOptions& options);
+
+// Where a build-id cache holds the files of one DSO, as perf's build-id cache (and
+// `perflens archive`) lays it out and as the kBuildIdCache / kKallsyms* sources above
+// read it. Paths are relative to the cache directory, without "." or ".." parts:
+//   entry_dir    "<long_name without its leading '/'>/<bid>" for a file
+//                ("usr/lib/libc.so.6/1a2b…"), "<long_name>/<bid>" for a bracketed name
+//                ("[vdso]/fee1…", "[kernel.kallsyms]/c0ff…"); the DSO's files go in it
+//                as "elf", "debug", "vdso" or "kallsyms".
+//   link         ".build-id/1a/2b…": a symlink to the entry directory,
+//   link_target  "../../usr/lib/libc.so.6/1a2b…" (relative, so it stays in the cache).
+// nullopt for names that cannot be stored safely: an empty build-id, a long name
+// that is neither absolute nor a single bracketed/plain component, one whose ".." climbs
+// above "/", that normalizes to "/" or whose first component is ".build-id".
+struct BuildIdCacheEntry {
+  std::string entry_dir;
+  std::string link;
+  std::string link_target;
+};
+std::optional<BuildIdCacheEntry> BuildIdCacheEntryFor(const std::string& long_name, const BuildId& build_id);
 
 // The default build-id cache directory: $PERF_BUILDID_DIR, else $HOME/.debug.
 std::string DefaultBuildIdDir();

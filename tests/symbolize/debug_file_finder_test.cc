@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "elf_test_util.h"
@@ -126,6 +127,42 @@ TEST(DebugFileFinderTest, SystemPathSourceIsTheBinaryAlone) {
   ASSERT_EQ(c.size(), 1u);
   EXPECT_EQ(c[0].path, "/sysroot/usr/bin/prog");
   EXPECT_EQ(c[0].kind, CandidateKind::kSystemPath);
+}
+
+// perflens archive writes entries where the sources above read them.
+TEST(DebugFileFinderTest, BuildIdCacheEntryIsWhereTheFinderLooks) {
+  auto e = BuildIdCacheEntryFor("/usr/bin/../bin/prog", kBid);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->entry_dir, "usr/bin/prog/0123456789abcdef0123456789abcdef01234567");
+  EXPECT_EQ(e->link, ".build-id/01/23456789abcdef0123456789abcdef01234567");
+  EXPECT_EQ(e->link_target, "../../usr/bin/prog/0123456789abcdef0123456789abcdef01234567");
+  auto paths = Paths(DebugFileCandidates("/usr/bin/prog", kBid, "", {"", "/cache", "elf"}));
+  EXPECT_NE(std::find(paths.begin(), paths.end(), "/cache/" + e->entry_dir + "/elf"), paths.end());
+  EXPECT_NE(std::find(paths.begin(), paths.end(), "/cache/" + e->link + "/elf"), paths.end());
+  EXPECT_NE(std::find(paths.begin(), paths.end(), "/cache/" + e->link + "/debug"), paths.end());
+
+  auto k = BuildIdCacheEntryFor("[kernel.kallsyms]", kBid);
+  ASSERT_TRUE(k.has_value());
+  DebugFileQuery kq{"[kernel.kallsyms]", kBid, "", "", ""};
+  EXPECT_EQ(Paths(DebugFileCandidates(KallsymsDebugSources(), kq, {"", "/cache", "kallsyms"})).front(),
+            "/cache/" + k->entry_dir + "/kallsyms");
+  auto v = BuildIdCacheEntryFor("[vdso]", kBid);
+  ASSERT_TRUE(v.has_value());
+  DebugFileQuery vq{"[vdso]", kBid, "", "", ""};
+  auto vpaths = Paths(DebugFileCandidates(VdsoDebugSources(), vq, {"", "/cache", "vdso"}));
+  EXPECT_NE(std::find(vpaths.begin(), vpaths.end(), "/cache/" + v->entry_dir + "/vdso"), vpaths.end());
+}
+
+TEST(DebugFileFinderTest, BuildIdCacheEntryRefusesUnsafeNames) {
+  for (const char* bad : {"/../../etc/passwd", "/tmp/../../x", "/", "/..", "/.build-id/01/23", "/a/../.build-id",
+                          "relative/path", "..", ".", ""})
+    EXPECT_FALSE(BuildIdCacheEntryFor(bad, kBid).has_value()) << bad;
+  EXPECT_FALSE(BuildIdCacheEntryFor("/usr/bin/prog", BuildId{}).has_value());
+  // ".." that stays below "/" is normalized away: the entry stays inside the cache.
+  auto e = BuildIdCacheEntryFor("/tmp/x/../../etc/passwd", kBid);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->entry_dir, "etc/passwd/0123456789abcdef0123456789abcdef01234567");
+  EXPECT_EQ(e->entry_dir.find(".."), std::string::npos);
 }
 
 TEST(DebugFileFinderTest, DefaultBuildIdDir) {
