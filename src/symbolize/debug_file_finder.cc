@@ -173,7 +173,7 @@ constexpr DebugSource kVdsoSources[] = {
     {CandidateKind::kUserFile, false},
     {CandidateKind::kBuildIdCache, false},
     {CandidateKind::kBuildIdCacheDebug, false},
-    {CandidateKind::kBuildIdDebuginfo, false},
+    {CandidateKind::kBuildIdDebuginfo, true},
     {CandidateKind::kLocalImage, false},
 };
 constexpr DebugSource kKallsymsSources[] = {
@@ -234,6 +234,8 @@ std::vector<Candidate> DebugFileCandidates(std::span<const DebugSource> sources,
   const std::string unpadded = query.build_id.Unpadded().ToHex();
   std::vector<std::string> paths;
   for (const DebugSource& source : sources) {
+    // Under --symfs nothing of this machine is read: not its own vdso or kallsyms.
+    if (source.kind == CandidateKind::kLocalImage && !options.symfs.empty()) continue;
     paths.clear();
     in.bid = query.build_id.ToHex();
     kEmit[static_cast<size_t>(source.kind)](in, &paths);

@@ -51,8 +51,8 @@ struct DebugSource {
 std::span<const DebugSource> ElfDebugSources();
 // The binary at its recorded path only: where its debuglink and build-id are read.
 std::span<const DebugSource> SystemPathSource();
-// [vdso*] (spec C): --vdso FILE, the build-id cache (entry, debug, /usr/lib/debug
-// .build-id), the local vdso.
+// [vdso*] (spec C): --vdso FILE, the build-id cache (entry, debug), /usr/lib/debug
+// .build-id (under --symfs), the local vdso (not under --symfs).
 std::span<const DebugSource> VdsoDebugSources();
 // The kernel without --kallsyms: the build-id cache (new, link, old layout), then
 // /proc/kallsyms (DebugFileQuery::local_image, set only for the running kernel).
@@ -79,8 +79,9 @@ struct DebugFileQuery {
 // The candidate paths of `sources` for `query`, in list order (each source may give
 // several paths, or none). Paths are not checked for existence here. Only absolute
 // long names get file-name sources; "[vdso]" etc. get build-id and explicit ones. With
-// --symfs, data-supplied paths never escape the symfs root ("..", absolute symlinks);
-// a long name whose ".." climbs above "/" gets no file-name candidates at all.
+// --symfs, data-supplied paths never escape the symfs root ("..", absolute symlinks),
+// and kLocalImage rows give nothing (this machine's own vdso and kallsyms are not the
+// symfs's); a long name whose ".." climbs above "/" gets no file-name candidates at all.
 std::vector<Candidate> DebugFileCandidates(std::span<const DebugSource> sources, const DebugFileQuery& query,
                                            const FinderOptions& options);
 

@@ -122,8 +122,29 @@ KallsymsLoad::Text LoadKallsymsText(const std::string& path) {
   return t;
 }
 
+// Why this machine's /proc/kallsyms cannot describe the recording's kernel with build-id
+// `bid` (hex, may be empty), "" when it can: under --symfs nothing of this machine is
+// read; a recorded build-id must be the running kernel's; without one, the recorded
+// release and arch (HEADER_OSRELEASE/ARCH) must be the running ones.
+std::string LocalKallsymsRefusal(const SymbolizeOptions& options, const std::string& bid) {
+  if (!options.symfs.empty()) return "--symfs: this machine's kernel symbols are not read";
+  if (!bid.empty()) {
+    const std::string running = RunningKernelBuildIdHex();
+    if (running == bid) return "";
+    return fmt::format("the recording's kernel is not the running one (build-id {} here)",
+                       running.empty() ? "unknown" : running);
+  }
+  struct utsname u;
+  if (uname(&u) != 0) return "the running kernel's release is unknown";
+  if (options.recorded_osrelease == u.release && options.recorded_arch == u.machine) return "";
+  return fmt::format("the recording's kernel ({} {}) is not the running one ({} {})",
+                     options.recorded_osrelease.empty() ? "unknown release" : options.recorded_osrelease,
+                     options.recorded_arch.empty() ? "unknown arch" : options.recorded_arch, u.release, u.machine);
+}
+
+// `local_refusal`: LocalKallsymsRefusal's answer ("" lets /proc/kallsyms be a candidate).
 KallsymsLoad FindKallsyms(const std::string& kallsyms_option, const std::string& buildid_dir, std::string bid,
-                          std::string ref) {
+                          std::string ref, const std::string& local_refusal) {
   KallsymsLoad out;
   out.bid = std::move(bid);
   out.ref = std::move(ref);
@@ -134,7 +155,8 @@ KallsymsLoad FindKallsyms(const std::string& kallsyms_option, const std::string&
   if (kallsyms_option.empty()) {
     sources = KallsymsDebugSources();
     // /proc/kallsyms only describes the running kernel.
-    if (out.bid.empty() || RunningKernelBuildIdHex() == out.bid) query.local_image = "/proc/kallsyms";
+    if (local_refusal.empty()) query.local_image = "/proc/kallsyms";
+    else out.tried.push_back("/proc/kallsyms: not used: " + local_refusal);
   }
   std::vector<std::string> paths;
   for (Candidate& c : DebugFileCandidates(sources, query, {"", buildid_dir, "kallsyms"}))
@@ -328,12 +350,13 @@ void Symbolizer::PrefetchKernelSymbols() {
   try {
     m.kallsyms_prefetch = std::async(
         std::launch::async,
-        [done = &m.kallsyms_prefetch_done](std::string option, std::string dir, std::string b, std::string ref) {
-          KallsymsLoad load = FindKallsyms(option, dir, std::move(b), std::move(ref));
+        [done = &m.kallsyms_prefetch_done](std::string option, std::string dir, std::string b, std::string ref,
+                                           std::string refusal) {
+          KallsymsLoad load = FindKallsyms(option, dir, std::move(b), std::move(ref), refusal);
           done->store(true, std::memory_order_release);
           return load;
         },
-        m.options.kallsyms, m.buildid_dir, std::move(bid), KernelRefSymbol(m.machine));
+        m.options.kallsyms, m.buildid_dir, bid, KernelRefSymbol(m.machine), LocalKallsymsRefusal(m.options, bid));
     m.kallsyms_prefetch_started.store(true, std::memory_order_release);
   } catch (const std::system_error&) {
     // No thread to spare: the kernel is loaded on first use instead.
@@ -507,7 +530,7 @@ void Symbolizer::Impl::LoadKallsymsOnce(const Dso& kernel) {
     KallsymsLoad early = kallsyms_prefetch.get();
     if (early.bid == bid && early.ref == ref) found = std::move(early);  // else looked up the wrong one
   }
-  if (!found) found = FindKallsyms(options.kallsyms, buildid_dir, bid, ref);
+  if (!found) found = FindKallsyms(options.kallsyms, buildid_dir, bid, ref, LocalKallsymsRefusal(options, bid));
   if (found->tables) {
     // KASLR: shift by recorded anchor − this file's anchor.
     uint64_t recorded = machine ? machine->kernel_ref_addr() : 0;
@@ -661,7 +684,7 @@ void Symbolizer::Impl::LoadVdso(const Dso& dso, Parts* e) {
   auto refuse_user_image = [&](const Candidate& c, const std::string& why) {
     if (c.kind == CandidateKind::kUserFile) Note("--vdso", fmt::format("--vdso {}: {}; ignored", c.path, why));
   };
-  for (const Candidate& s : DebugFileCandidates(VdsoDebugSources(), query, {"", buildid_dir, "vdso"})) {
+  for (const Candidate& s : DebugFileCandidates(VdsoDebugSources(), query, {options.symfs, buildid_dir, "vdso"})) {
     bool is_local = s.kind == CandidateKind::kLocalImage;
     if (!is_local) looked.push_back(s.path);
     if (!IsRegularFile(s.path)) {

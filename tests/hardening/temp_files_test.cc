@@ -92,9 +92,10 @@ TEST(TempFilesTest, ReportRunLeavesNoNewFiles) {
     std::ofstream(data, std::ios::binary).write(reinterpret_cast<const char*>(bytes->data()), bytes->size());
   }
   ASSERT_TRUE(List(tmp.path()).empty());
-  std::string cmd = fmt::format("TMPDIR='{}' '{}' report --stdio -i '{}' --symfs '{}' --buildid-dir '{}' "
+  // No --symfs: under one, this machine's own vdso is never read.
+  std::string cmd = fmt::format("TMPDIR='{}' '{}' report --stdio -i '{}' --buildid-dir '{}' "
                                 "--kallsyms /nonexistent >'{}' 2>&1",
-                                tmp.path(), cli, data, symfs.path(), symfs.path(), work / "out.txt");
+                                tmp.path(), cli, data, symfs.path(), work / "out.txt");
   ASSERT_EQ(system(cmd.c_str()), 0) << cmd;
   std::ifstream in(work / "out.txt");
   std::string out((std::istreambuf_iterator<char>(in)), {});

@@ -2,10 +2,16 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/utsname.h>
+
 #include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
 
 #include "elf_test_util.h"
 #include "symbolize/kallsyms.h"
+#include "symbolize/vdso.h"
 
 namespace perflens {
 namespace {
@@ -248,6 +254,101 @@ TEST(SymbolizerTest, PrefetchedKernelSymbolsMatchLoadOnUse) {
   other.set_build_id(*BuildId::FromHex(bid));
   ASSERT_NE(late.Find(other, 0xffffffff81000150), nullptr) << late.Info(other).message;
   EXPECT_EQ(late.Find(other, 0xffffffff81000150)->name, "start_kernel");
+}
+
+// A text symbol of the running kernel from /proc/kallsyms: its address and name, or
+// nullopt when the addresses are hidden (kptr_restrict) or the file is unreadable.
+std::optional<std::pair<uint64_t, std::string>> RunningKernelTextSymbol() {
+  std::ifstream in("/proc/kallsyms");
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    std::string addr, type, name;
+    if (!(ls >> addr >> type >> name) || (type != "T" && type != "t") || name == "_text" || name == "_stext") continue;
+    uint64_t a = std::stoull(addr, nullptr, 16);
+    if (a == 0) return std::nullopt;
+    if (line.find('[') == std::string::npos) return std::pair{a, name};
+  }
+  return std::nullopt;
+}
+
+// Issue #14: this machine's /proc/kallsyms describes only its running kernel, and
+// nothing of this machine is read under --symfs.
+TEST(SymbolizerTest, RunningKernelSymbolsOnlyForTheRunningKernelAndNeverUnderSymfs) {
+  auto text = RunningKernelTextSymbol();
+  if (!text) GTEST_SKIP() << "no readable kernel addresses in /proc/kallsyms";
+  const std::string running = RunningKernelBuildIdHex();
+  struct utsname u;
+  ASSERT_EQ(uname(&u), 0);
+  TempDir dir;
+  fs::create_directories(dir / "symfs");
+  const std::string empty_cache = dir / "empty-cache";
+  auto kernel_with = [](int id, const std::string& bid) {
+    Dso k(id, "[kernel.kallsyms]", DsoKind::kKernel);
+    if (!bid.empty()) k.set_build_id(*BuildId::FromHex(bid));
+    return k;
+  };
+  // The running kernel (same build-id; or none recorded and the same release + arch):
+  // its symbols.
+  {
+    Dso k = kernel_with(20, running);
+    Symbolizer s({.buildid_dir = empty_cache, .recorded_osrelease = u.release, .recorded_arch = u.machine}, nullptr);
+    const Symbol* sym = s.Find(k, text->first);
+    ASSERT_NE(sym, nullptr) << s.Info(k).message;
+    EXPECT_EQ(s.Info(k).path, "/proc/kallsyms");
+  }
+  // Under --symfs: not read, and the message says why.
+  {
+    Dso k = kernel_with(21, running);
+    Symbolizer s({.symfs = dir / "symfs", .buildid_dir = empty_cache, .recorded_osrelease = u.release,
+                  .recorded_arch = u.machine},
+                 nullptr);
+    EXPECT_EQ(s.Find(k, text->first), nullptr);
+    EXPECT_NE(s.Info(k).message.find("/proc/kallsyms: not used: --symfs"), std::string::npos) << s.Info(k).message;
+  }
+  // Another kernel's build-id.
+  {
+    Dso k = kernel_with(22, "0123456789abcdef0123456789abcdef01234567");
+    Symbolizer s({.buildid_dir = empty_cache}, nullptr);
+    EXPECT_EQ(s.Find(k, text->first), nullptr);
+    EXPECT_NE(s.Info(k).message.find("the recording's kernel is not the running one"), std::string::npos)
+        << s.Info(k).message;
+  }
+  // No build-id recorded, another release (a 4.9 recording): not this machine's symbols.
+  {
+    Dso k = kernel_with(23, "");
+    Symbolizer s({.buildid_dir = empty_cache, .recorded_osrelease = "4.9.0-8-amd64", .recorded_arch = u.machine},
+                 nullptr);
+    EXPECT_EQ(s.Find(k, text->first), nullptr);
+    EXPECT_NE(s.Info(k).message.find("(4.9.0-8-amd64 " + std::string(u.machine) + ") is not the running one"),
+              std::string::npos)
+        << s.Info(k).message;
+  }
+  // No build-id and no release recorded: unknown, so not used either.
+  {
+    Dso k = kernel_with(24, "");
+    Symbolizer s({.buildid_dir = empty_cache}, nullptr);
+    EXPECT_EQ(s.Find(k, text->first), nullptr) << "an unknown kernel is not assumed to be the running one";
+  }
+}
+
+// Under --symfs the local vdso is not read, even when its build-id is the recorded one.
+TEST(SymbolizerTest, LocalVdsoNeverUnderSymfs) {
+  LocalVdsos local;
+  auto image = local.Get(DsoKind::kVdso);
+  if (!image.ok() || image->build_id.empty()) GTEST_SKIP() << "no local vdso with a build-id";
+  TempDir dir;
+  fs::create_directories(dir / "symfs");
+  Dso vdso(30, "[vdso]", DsoKind::kVdso);
+  vdso.set_build_id(image->build_id);
+  Symbolizer here({.buildid_dir = dir / "empty-cache"}, nullptr);
+  here.Find(vdso, 0x1000);
+  EXPECT_EQ(here.Info(vdso).status, LoadStatus::kLoaded) << here.Info(vdso).message;
+  Dso vdso2(31, "[vdso]", DsoKind::kVdso);
+  vdso2.set_build_id(image->build_id);
+  Symbolizer confined({.symfs = dir / "symfs", .buildid_dir = dir / "empty-cache"}, nullptr);
+  EXPECT_EQ(confined.Find(vdso2, 0x1000), nullptr);
+  EXPECT_NE(confined.Info(vdso2).status, LoadStatus::kLoaded);
 }
 
 }  // namespace
