@@ -19,6 +19,7 @@ struct AnnotateArgs {
   std::string input = "perf.data";
   std::string symbol_arg;  // perf's positional [<symbol>]
   bool stdio = false;
+  bool quiet = false;  // -q
   AnnotateOptions options;
   ReaderOptions* reader = nullptr;
 };
@@ -44,7 +45,7 @@ int RunAnnotate(AnnotateArgs& a) {
   const std::vector<const AnnotatedSymbol*> selected = (*annotate)->Selected();
   if (selected.empty()) {
     // The summary says why samples have no symbol (a DSO whose file was not found).
-    PrintReadProblems((*annotate)->read_stats(), (*annotate)->SummaryLines());
+    PrintReadProblems((*annotate)->read_stats(), (*annotate)->SummaryLines(), a.quiet);
     if (!o.symbol.empty())
       PrintError(
           fmt::format("no samples in a symbol named '{}' (names as "
@@ -86,7 +87,7 @@ int RunAnnotate(AnnotateArgs& a) {
     PrintError(last_error);
     return 1;
   }
-  PrintReadProblems((*annotate)->read_stats(), (*annotate)->SummaryLines());
+  PrintReadProblems((*annotate)->read_stats(), (*annotate)->SummaryLines(), a.quiet);
   return 0;
 }
 
@@ -103,6 +104,7 @@ CommandRunner RegisterAnnotateCommand(CLI::App* app, ReaderOptions* reader) {
   cmd->add_option("-s,--symbol", o.symbol, "Symbol to annotate (default: every symbol with samples, hottest first)");
   cmd->add_option("symbol", args->symbol_arg, "Symbol to annotate (as -s)");
   cmd->add_flag("--stdio", args->stdio, "Plain text output (the only one)");
+  AddQuietFlag(cmd, &args->quiet);
   cmd->add_flag("-l,--print-line", o.print_line, "Print the sorted summary of the hottest source lines");
   cmd->add_flag("-P,--full-paths", o.full_path, "Whole DSO and source file paths");
   AddSymbolOptions(cmd, &o.symbolize);

@@ -53,8 +53,9 @@ Result<std::unique_ptr<PerfFile>> OpenInput(const std::string& path, const Reade
   return file;
 }
 
-void PrintReadProblems(const ReadStats& rs, const std::vector<std::string>& summary) {
+void PrintReadProblems(const ReadStats& rs, const std::vector<std::string>& summary, bool quiet) {
   if (rs.stopped) PrintWarning(rs.stopped->message);
+  if (quiet) return;
   if (rs.nr_bad_records) PrintWarning(fmt::format("{} malformed records skipped", rs.nr_bad_records));
   // perf 6.1 stops at such a record ("failed to process type"); perflens reads on.
   if (rs.nr_unknown_records)
@@ -62,6 +63,10 @@ void PrintReadProblems(const ReadStats& rs, const std::vector<std::string>& summ
                              rs.nr_unknown_records, rs.first_unknown_type, rs.first_unknown_offset));
   for (const auto& w : rs.warnings) PrintWarning(w);
   for (const auto& line : summary) PrintError(line);
+}
+
+void AddQuietFlag(CLI::App* cmd, bool* quiet) {
+  cmd->add_flag("-q,--quiet", *quiet, "No warnings or summary of what could not be resolved on stderr");
 }
 
 void AddSymbolOptions(CLI::App* cmd, SymbolizeOptions* so) {

@@ -42,7 +42,10 @@ Result<std::unique_ptr<PerfFile>> OpenInput(const std::string& path, const Reade
 
 // The end-of-read diagnostics every command prints: where reading stopped, malformed
 // record counts, the reader's warnings, then the command's own summary lines.
-void PrintReadProblems(const ReadStats& rs, const std::vector<std::string>& summary);
+// With `quiet` (-q) only a read that stopped early is said.
+void PrintReadProblems(const ReadStats& rs, const std::vector<std::string>& summary, bool quiet = false);
+// -q/--quiet (perf's): no warnings or end-of-run summary on stderr.
+void AddQuietFlag(CLI::App* cmd, bool* quiet);
 
 // --symfs, --buildid-dir, --kallsyms, -k/--vmlinux, --vdso, --no-demangle.
 void AddSymbolOptions(CLI::App* cmd, SymbolizeOptions* so);

@@ -44,6 +44,7 @@ struct ReportArgs {
   std::string call_graph;
   bool bare_call_graph = false;  // -g without a value
   bool inverted = false;         // -G
+  bool quiet = false;            // -q
   ReportOptions options;
 };
 
@@ -72,7 +73,7 @@ int RunReport(ReportArgs& a, const ReaderOptions& reader) {
   if (!st) return Fail(st.error());
   WriteOut(out);
   fflush(stdout);
-  PrintReadProblems((*report)->read_stats(), (*report)->SummaryLines());
+  PrintReadProblems((*report)->read_stats(), (*report)->SummaryLines(), a.quiet);
   return 0;
 }
 
@@ -115,6 +116,7 @@ int main(int argc, char** argv) {
   report->add_option("--max-stack", ra.options.max_stack, "Callchain depth limit");
   AddInlineFlags(report, &ra.options.inline_frames);
   AddReturnAddressFlags(report, &ra.options.adjust_return_addresses);
+  AddQuietFlag(report, &ra.quiet);
   report->add_flag("--full-source-path", ra.options.full_source_path,
                    "Show the whole source file path in srcline (default: its base name)");
   report->add_flag("--header", ra.options.show_header, "Print the perf.data header first");

@@ -17,6 +17,7 @@ struct ScriptArgs {
   std::string input = "perf.data";
   std::string folded_weight = "samples";
   std::vector<std::string> comms, pids, tids;
+  bool quiet = false;  // -q
   ScriptOptions options;
   ReaderOptions* reader = nullptr;
 };
@@ -51,7 +52,7 @@ int RunScript(ScriptArgs& a) {
     PrintError(st.error().message);
     return 1;
   }
-  PrintReadProblems((*script)->read_stats(), (*script)->SummaryLines());
+  PrintReadProblems((*script)->read_stats(), (*script)->SummaryLines(), a.quiet);
   return 0;
 }
 
@@ -71,6 +72,7 @@ CommandRunner RegisterScriptCommand(CLI::App* app, ReaderOptions* reader) {
   cmd->add_option("--max-stack", o.max_stack, "Callchain depth limit (default 127)");
   AddInlineFlags(cmd, &o.inline_frames);
   AddReturnAddressFlags(cmd, &o.adjust_return_addresses);
+  AddQuietFlag(cmd, &args->quiet);
   AddListOption(cmd, "-c,--comms", &args->comms, "Only these comms");
   AddListOption(cmd, "--pid", &args->pids, "Only these process ids");
   AddListOption(cmd, "--tid", &args->tids, "Only these thread ids");

@@ -91,6 +91,7 @@ std::vector<std::string> Report::SummaryLines() const {
   if (c.nr_bad_callchains)
     lines.push_back(fmt::format("{} callchains with guest/unknown context markers dropped", c.nr_bad_callchains));
   for (auto& p : session_->symbolizer().Problems()) lines.push_back(p);
+  for (auto& p : session_->symbolizer().FixHints()) lines.push_back(p);
   if (c.nr_samples == 0) lines.push_back(fmt::format("{} has no usable samples", file().path()));
   return lines;
 }

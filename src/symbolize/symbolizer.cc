@@ -199,6 +199,9 @@ using Parts = DsoModule::Parts;
 struct ProblemClass {
   size_t dsos = 0;
   std::string first;
+  std::vector<std::string> names;  // the first kMaxNames DSOs that failed this way
+  bool unresolved = false;         // a DSO whose symbols are missing (Fail), not a note
+  static constexpr size_t kMaxNames = 4;
 };
 
 // Published modules by Dso id: chunks of atomic pointers that never move, so a lookup
@@ -315,16 +318,23 @@ struct Symbolizer::Impl {
   void LoadJit(const Dso& dso, Parts* e);
   void LoadKsymbol(const Dso& dso, Parts* e);
   void LoadVdso(const Dso& dso, Parts* e);
-  // Counts a Dso under `cls`; the first one's message is the summary line.
-  void Note(const std::string& cls, std::string message) {
+  // Counts a Dso under `cls`; the first one's message is the summary line. `dso`: the
+  // name listed for a DSO whose symbols are missing ("" for a note).
+  void Note(const std::string& cls, std::string message, const std::string& dso = "") {
     std::lock_guard<std::mutex> lock(problems_mu);
     ProblemClass& p = problems[cls];
     if (p.dsos++ == 0) p.first = std::move(message);
+    if (!dso.empty()) {
+      p.unresolved = true;
+      if (p.names.size() < ProblemClass::kMaxNames) p.names.push_back(dso);
+    }
   }
-  void Fail(Parts* e, LoadStatus status, const std::string& cls, std::string message) {
+  // `cls` says why in the words of the summary: "no file", "build-id mismatch",
+  // "stripped", "foreign kernel", "vdso image unavailable", ...
+  void Fail(Parts* e, LoadStatus status, const std::string& cls, const std::string& dso, std::string message) {
     e->info.status = status;
     e->info.message = message;
-    Note(cls, std::move(message));
+    Note(cls, std::move(message), dso);
   }
   void Loaded(Parts* e, SymbolTable table, std::string path) {
     e->owned = std::move(table);
@@ -389,9 +399,35 @@ std::vector<std::string> Symbolizer::Problems() const {
   std::lock_guard<std::mutex> lock(impl_->problems_mu);
   std::vector<std::string> out;
   for (const auto& [cls, p] : impl_->problems) {
-    if (p.dsos == 1) out.push_back(p.first);
-    else out.push_back(fmt::format("{} ({} DSOs), e.g. {}", cls, p.dsos, p.first));
+    if (p.dsos == 1) {
+      out.push_back(p.unresolved && p.first.find(cls) == std::string::npos ? cls + ": " + p.first : p.first);
+    } else {
+      std::string names;
+      for (const std::string& n : p.names) names += (names.empty() ? ": " : ", ") + n;
+      if (p.names.size() < p.dsos && !names.empty()) names += ", …";
+      out.push_back(fmt::format("{} ({} DSOs{}), e.g. {}", cls, p.dsos, names, p.first));
+    }
   }
+  return out;
+}
+
+std::vector<std::string> Symbolizer::FixHints() const {
+  std::lock_guard<std::mutex> lock(impl_->problems_mu);
+  bool files_missing = false, stripped = false;
+  for (const auto& [cls, p] : impl_->problems) {
+    // A JIT map or an unreadable file is not fixed by copying files from elsewhere.
+    if (p.unresolved && cls == "stripped") stripped = true;
+    else if (p.unresolved && cls != "jit map" && cls != "unreadable") files_missing = true;
+  }
+  std::vector<std::string> out;
+  if (files_missing)
+    out.push_back(
+        "to resolve them: run `perflens archive -i perf.data -o DIR` on the recording machine and pass "
+        "`--buildid-dir DIR` here; or set DEBUGINFOD_URLS (or --debuginfod URL) to a debuginfod server that has these "
+        "build-ids; or pass `--symfs DIR` with a copy of the recording machine's files");
+  if (stripped)
+    out.push_back("stripped DSOs: install their debug files (/usr/lib/debug, a -dbg or -dbgsym package) or serve "
+                  "them by build-id through debuginfod");
   return out;
 }
 
@@ -492,15 +528,15 @@ void Symbolizer::Impl::LoadUser(const Dso& dso, Parts* e) {
   }
   if (syms.empty() && runtime.empty()) {
     if (!mismatches.empty()) {
-      Fail(e, LoadStatus::kBuildIdMismatch, "build-id mismatch",
+      Fail(e, LoadStatus::kBuildIdMismatch, "build-id mismatch", name,
            fmt::format("{}: no file with build-id {} ({})", name, bid.ToHex(), Join(mismatches)));
     } else if (!errors.empty()) {
-      Fail(e, LoadStatus::kError, "unreadable", fmt::format("{}: {}", name, Join(errors, 2)));
+      Fail(e, LoadStatus::kError, "unreadable", name, fmt::format("{}: {}", name, Join(errors, 2)));
     } else if (std::find_if(looked.begin(), looked.end(), IsRegularFile) != looked.end()) {
-      Fail(e, LoadStatus::kNoSymbols, "no symbols", fmt::format("{}: no .symtab or .dynsym", name));
+      Fail(e, LoadStatus::kNoSymbols, "stripped", name, fmt::format("{}: no .symtab or .dynsym", name));
     } else {
       std::string want = bid.empty() ? "" : fmt::format(" with build-id {}", bid.ToHex());
-      Fail(e, LoadStatus::kNotFound, "not found", fmt::format("{}: no file{} (looked in: {})", name, want, Join(looked)));
+      Fail(e, LoadStatus::kNotFound, "no file", name, fmt::format("{}: no file{} (looked in: {})", name, want, Join(looked)));
     }
     return;
   }
@@ -510,7 +546,7 @@ void Symbolizer::Impl::LoadUser(const Dso& dso, Parts* e) {
   eo.demangle = options.demangle;
   auto image = LoadElfImage(syms, runtime, eo);
   if (!image.ok()) {
-    Fail(e, LoadStatus::kError, "unreadable", fmt::format("{}: {}", name, image.error().message));
+    Fail(e, LoadStatus::kError, "unreadable", name, fmt::format("{}: {}", name, image.error().message));
     return;
   }
   LoadedElf(e, std::move(*image), syms, runtime);
@@ -559,11 +595,11 @@ bool Symbolizer::Impl::LoadVmlinux(const Dso& dso, Parts* e) {
   const std::string& path = options.vmlinux;
   auto info = ReadElfInfo(path);
   if (!info.ok()) {
-    Fail(e, LoadStatus::kError, "kernel", info.error().message);
+    Fail(e, LoadStatus::kError, "kernel", dso.long_name(), info.error().message);
     return false;
   }
   if (!dso.build_id().empty() && !info->build_id.empty() && !dso.build_id().MatchesNote(info->build_id)) {
-    Fail(e, LoadStatus::kBuildIdMismatch, "kernel",
+    Fail(e, LoadStatus::kBuildIdMismatch, "kernel", dso.long_name(),
          fmt::format("[kernel.kallsyms]: {} has build-id {}, the recording needs {}", path, info->build_id.ToHex(),
                      dso.build_id().ToHex()));
     return false;
@@ -574,7 +610,7 @@ bool Symbolizer::Impl::LoadVmlinux(const Dso& dso, Parts* e) {
   eo.synthesize_plt = false;
   auto table = LoadElfSymbols(path, path, eo);
   if (!table.ok()) {
-    Fail(e, LoadStatus::kError, "kernel", table.error().message);
+    Fail(e, LoadStatus::kError, "kernel", dso.long_name(), table.error().message);
     return false;
   }
   std::string ref = KernelRefSymbol(machine);
@@ -613,7 +649,12 @@ void Symbolizer::Impl::LoadKernel(const Dso& dso, Parts* e) {
   }
   LoadKallsymsOnce(*kernel);
   if (!kallsyms) {
-    Fail(e, kallsyms_info.status, "kernel", kallsyms_info.message);
+    // Why this machine's kallsyms was no answer names the class.
+    const std::string refusal = LocalKallsymsRefusal(options, kernel->build_id().ToHex());
+    const char* cls = refusal.empty()                 ? "kernel symbols unavailable"
+                      : !options.symfs.empty()        ? "kernel symbols not under --symfs"
+                                                      : "foreign kernel";
+    Fail(e, kallsyms_info.status, cls, dso.long_name(), kallsyms_info.message);
     return;
   }
   e->info = kallsyms_info;
@@ -623,7 +664,7 @@ void Symbolizer::Impl::LoadKernel(const Dso& dso, Parts* e) {
   }
   auto it = kallsyms->modules.find(ModuleKey(dso));
   if (it == kallsyms->modules.end()) {
-    Fail(e, LoadStatus::kNotFound, "kernel module",
+    Fail(e, LoadStatus::kNotFound, "kernel module", dso.long_name(),
          fmt::format("{}: module {} not in {}", dso.long_name(), ModuleKey(dso), kallsyms_info.path));
     return;
   }
@@ -650,7 +691,7 @@ void Symbolizer::Impl::LoadJit(const Dso& dso, Parts* e) {
   std::string path = dso.jit_pid ? fmt::format("/tmp/perf-{}.map", dso.jit_pid) : dso.long_name();
   auto text = ReadTextFile(path);
   if (!text.ok()) {
-    Fail(e, LoadStatus::kNotFound, "jit map", text.error().message);
+    Fail(e, LoadStatus::kNotFound, "jit map", dso.long_name(), text.error().message);
     return;
   }
   size_t bad = 0;
@@ -706,7 +747,7 @@ void Symbolizer::Impl::LoadVdso(const Dso& dso, Parts* e) {
       bool same = uname(&u) == 0 && !options.recorded_osrelease.empty() && options.recorded_osrelease == u.release &&
                   !options.recorded_arch.empty() && options.recorded_arch == u.machine;
       if (!same) {
-        Fail(e, LoadStatus::kNotFound, name,
+        Fail(e, LoadStatus::kNotFound, "vdso image unavailable", name,
              fmt::format("{}: no build-id recorded and the recording's kernel ({} {}) is not this one ({} {}); not "
                          "using the local vdso. Pass --vdso FILE with the recording kernel's vdso image, or "
                          "report on the recording machine",
@@ -727,10 +768,11 @@ void Symbolizer::Impl::LoadVdso(const Dso& dso, Parts* e) {
     return;
   }
   if (bid.empty()) {
-    Fail(e, LoadStatus::kNotFound, name, fmt::format("{}: no build-id recorded and no usable image", name));
+    Fail(e, LoadStatus::kNotFound, "vdso image unavailable", name,
+         fmt::format("{}: no build-id recorded and no usable image", name));
     return;
   }
-  Fail(e, LoadStatus::kBuildIdMismatch, name,
+  Fail(e, LoadStatus::kBuildIdMismatch, "vdso image unavailable", name,
        fmt::format("{}: no image with build-id {} (looked in: {}); local vdso is {}", name, bid.ToHex(),
                    Join(looked), local_desc));
 }

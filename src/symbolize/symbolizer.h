@@ -74,10 +74,18 @@ class Symbolizer {
   const Symbol* Find(const Dso& dso, uint64_t dso_addr) { return Module(dso)->FindSymbol(dso_addr); }
   // The load outcome for `dso` (loads it if needed).
   const DsoLoadInfo& Info(const Dso& dso) { return Module(dso)->info(); }
-  // One line per problem class for the end-of-report summary (e.g. "[vdso]: build-id
-  // 1a2b.. not found in ~/.debug/[vdso]/1a2b../vdso; local vdso has 3c4d.."), sorted
-  // by class. Safe beside loads on other threads (a snapshot).
+  // One line per problem class for the end-of-report summary, sorted by class: the
+  // reason ("no file", "build-id mismatch", "stripped", "foreign kernel", "vdso image
+  // unavailable", ...), the DSOs (the first four) and the first one's message, e.g.
+  // "build-id mismatch (2 DSOs: /bin/ls, /bin/cat), e.g. /bin/ls: no file with
+  // build-id 62db.. (/bin/ls has 15df..)"; a class of one DSO is its message. Notes
+  // that lose nothing (malformed JIT map lines, an unverified vdso) are lines too.
+  // Safe beside loads on other threads (a snapshot).
   std::vector<std::string> Problems() const;
+  // After Problems(): what would resolve the DSOs it lists as missing (perflens archive
+  // on the recording machine, debuginfod, --symfs; debug files for stripped ones), one
+  // line each, none when nothing is missing.
+  std::vector<std::string> FixHints() const;
   // One line for the DSOs whose line info was asked for (DsoModule::dwarf_index, through
   // FramesAt/FindSourceLine) and is missing, for a srcline or inline report to print
   // once at the end: "2 DSOs without line info (srclines print as ??:0): libc.so.6:

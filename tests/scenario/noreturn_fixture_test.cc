@@ -92,6 +92,24 @@ TEST_F(NoreturnFixture, CallerIsTheFunctionThatMadeTheCall) {
   EXPECT_EQ(folded.find("next_function"), std::string::npos) << folded;
 }
 
+// The cache holds the program but not libc: the summary names it with the reason and
+// what would fix it; -q silences it.
+TEST_F(NoreturnFixture, UnresolvedSummaryNamesTheDsoAndTheFix) {
+  for (const char* cmd : {"script", "report --stdio"}) {
+    SCOPED_TRACE(cmd);
+    const CommandResult r = Run(cmd);
+    EXPECT_NE(r.err.find("perflens: /usr/lib/x86_64-linux-gnu/libc.so.6: no file (looked in: "), std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("perflens: to resolve them: run `perflens archive -i perf.data -o DIR` on the recording "
+                         "machine and pass `--buildid-dir DIR` here"),
+              std::string::npos)
+        << r.err;
+    const CommandResult quiet = Run(std::string(cmd) + " -q");
+    EXPECT_EQ(quiet.err, "");
+    EXPECT_EQ(quiet.out, r.out);
+  }
+}
+
 // With --no-return-address-adjust the output is perf 6.1's, captured by make_fixture.sh.
 TEST_F(NoreturnFixture, NoAdjustPrintsPerfsOutput) {
   ExpectSameAs("expected-perf-script.txt", Run("script --no-return-address-adjust").out);

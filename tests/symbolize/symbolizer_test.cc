@@ -138,7 +138,9 @@ TEST(SymbolizerTest, RefusesBuildIdMismatch) {
   EXPECT_EQ(s.Find(other, 0x1000), nullptr);
   problems = s.Problems();
   ASSERT_EQ(problems.size(), 1u);
-  EXPECT_NE(problems[0].find("2 DSOs"), std::string::npos) << problems[0];
+  // Listed by DSO under the reason: "build-id mismatch (2 DSOs: prog, prog.stripped), e.g. ...".
+  EXPECT_EQ(problems[0].rfind("build-id mismatch (2 DSOs: " + b.bin + ", " + b.stripped + "), e.g. ", 0), 0u)
+      << problems[0];
 }
 
 TEST(SymbolizerTest, StrippedBinaryUsesDebuglinkFile) {
@@ -182,9 +184,17 @@ TEST(SymbolizerTest, VdsoFromCacheByBuildIdOnly) {
   EXPECT_EQ(s.Info(wrong).status, LoadStatus::kBuildIdMismatch);
   auto problems = s.Problems();
   ASSERT_EQ(problems.size(), 1u);
-  EXPECT_EQ(problems[0].rfind("[vdso]: no image with build-id abababababababababababababababababababab (looked in: ", 0),
+  EXPECT_EQ(problems[0].rfind(
+                "vdso image unavailable: [vdso]: no image with build-id abababababababababababababababababababab "
+                "(looked in: ",
+                0),
             0u)
       << problems[0];
+  // And what would fix it.
+  auto hints = s.FixHints();
+  ASSERT_EQ(hints.size(), 1u);
+  EXPECT_NE(hints[0].find("perflens archive"), std::string::npos) << hints[0];
+  EXPECT_NE(hints[0].find("DEBUGINFOD_URLS"), std::string::npos) << hints[0];
 
   // No recorded build-id and another kernel: the local vdso is not used.
   Dso unknown(8, "[vdso]", DsoKind::kVdso);
