@@ -251,7 +251,23 @@ void Machine::ProcessMmap(const MmapEvent& e, uint16_t cpumode) {
     m.dso = FindOrCreateDso(name, kind, e.build_id);
   } else if (kind == DsoKind::kAnon || (kind == DsoKind::kUnknown && StartsWith(e.filename, "["))) {
     m.identity = true;
-    if ((e.prot & PROT_EXEC) || !e.is_mmap2) {
+    const bool exec = (e.prot & PROT_EXEC) || !e.is_mmap2;
+    // Text copied onto anonymous memory at the same addresses (tools that back .text
+    // with huge pages): the code is still the file's, so the map keeps its identity.
+    const Map* under = exec && kind == DsoKind::kAnon ? thread->maps().Find(m.start) : nullptr;
+    if (under && under->dso && !under->identity && under->end >= m.end && m.end > m.start &&
+        ((under->prot & PROT_EXEC) || !e.is_mmap2) && !under->dso->long_name().empty() &&
+        under->dso->long_name()[0] == '/') {
+      m.identity = false;
+      m.dso = under->dso;
+      m.pgoff = under->pgoff + (m.start - under->start);
+      if (stats_.nr_text_remaps++ == 0)
+        stats_.first_text_remap = fmt::format("pid {}: [{:#x}, {:#x}) in {}", e.pid, m.start, m.end,
+                                              under->dso->long_name());
+      thread->maps().Insert(m);
+      return;
+    }
+    if (exec) {
       // Anonymous executable memory: JIT code described by /tmp/perf-PID.map.
       m.dso = FindOrCreateDso(fmt::format("/tmp/perf-{}.map", e.pid), DsoKind::kJitMap, BuildId{});
       m.dso->jit_pid = e.pid;

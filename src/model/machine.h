@@ -25,6 +25,10 @@ struct MachineStats {
   uint64_t nr_mmap_events = 0;
   uint64_t nr_bad_side_band = 0;  // malformed MMAP/COMM/FORK/EXIT records skipped
   uint64_t nr_guest_records = 0;  // guest cpumode side-band, not modelled
+  // Anonymous executable maps inside a file's executable map (text copied onto
+  // anonymous memory, e.g. huge pages) that kept the file's identity, and the first.
+  uint64_t nr_text_remaps = 0;
+  std::string first_text_remap;  // "pid 123: [0x..., 0x...) in /usr/bin/prog"
 };
 
 class Machine {

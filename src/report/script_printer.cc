@@ -215,6 +215,7 @@ std::vector<std::string> Script::SummaryLines() const {
   const auto& c = counters();
   c.AppendSummary(&lines);
   if (std::string line = session_->UnwindStopsLine(); !line.empty()) lines.push_back(std::move(line));
+  for (std::string& line : session_->ModelNotes()) lines.push_back(std::move(line));
   if (c.nr_bad_callchains)
     lines.push_back(fmt::format("{} callchains with guest/unknown context markers printed empty", c.nr_bad_callchains));
   for (auto& p : session_->symbolizer().Problems()) lines.push_back(p);

@@ -782,6 +782,17 @@ std::vector<std::string> Session::ProblemLines() const {
                                 c.nr_no_symbol, c.nr_samples));
   c.AppendSummary(&lines);
   if (std::string line = UnwindStopsLine(); !line.empty()) lines.push_back(std::move(line));
+  for (std::string& line : ModelNotes()) lines.push_back(std::move(line));
+  return lines;
+}
+
+std::vector<std::string> Session::ModelNotes() const {
+  std::vector<std::string> lines;
+  const MachineStats& m = machine_->stats();
+  if (m.nr_text_remaps)
+    lines.push_back(fmt::format("{} anonymous executable map{} inside a file's text kept the file's symbols (text "
+                                "remapped onto anonymous memory, e.g. huge pages; first: {})",
+                                m.nr_text_remaps, m.nr_text_remaps == 1 ? "" : "s", m.first_text_remap));
   return lines;
 }
 

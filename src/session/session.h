@@ -235,6 +235,9 @@ class Session {
   // The summary lines of what could not be resolved (no map, no symbol, symbol-load
   // problems, malformed samples), for the front-ends that print them.
   std::vector<std::string> ProblemLines() const;
+  // Notes on how the model read the side-band that change no number but should be
+  // known (text remapped onto anonymous memory kept its file's identity); in ProblemLines.
+  std::vector<std::string> ModelNotes() const;
   // The DWARF-unwinding line of ProblemLines: how many unwound user stacks stopped
   // early, by reason, with the first one's file offset; "" when none did.
   std::string UnwindStopsLine() const;

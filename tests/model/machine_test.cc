@@ -303,6 +303,34 @@ TEST(MachineTest, AnonExecutableMemoryIsAJitMap) {
   EXPECT_TRUE(data->identity);
 }
 
+// Tools that back .text with huge pages copy it onto anonymous memory mapped over the
+// same addresses: the code is still the file's, so the map keeps the file's identity
+// (perf 6.1 shows //anon there and no symbols).
+TEST(MachineTest, AnonymousTextRemapKeepsTheFilesIdentity) {
+  Machine m;
+  const std::string prog = "/usr/bin/prog", anon = "//anon", huge = "/anon_hugepage";
+  m.ProcessMmap(Mmap(77, 77, 0x400000, 0x400000, 0x1000, prog), kMiscUser);
+  m.ProcessMmap(Mmap(77, 77, 0x600000, 0x200000, 0, huge, PROT_READ | PROT_EXEC), kMiscUser);
+  const Map* map = m.FindMap(m.FindThread(77), kMiscUser, 0x600123);
+  ASSERT_NE(map, nullptr);
+  EXPECT_FALSE(map->identity);
+  EXPECT_EQ(map->dso->long_name(), prog);
+  EXPECT_EQ(map->MapIp(0x600123), 0x1000u + 0x200123u);  // the file offset it had before
+  EXPECT_EQ(m.stats().nr_text_remaps, 1u);
+  EXPECT_EQ(m.stats().first_text_remap, "pid 77: [0x600000, 0x800000) in /usr/bin/prog");
+  // Around it the file's map is as it was.
+  EXPECT_EQ(m.FindMap(m.FindThread(77), kMiscUser, 0x400010)->MapIp(0x400010), 0x1010u);
+
+  // Not a remap: anonymous memory sticking out of the file's map, or over a data map.
+  m.ProcessMmap(Mmap(77, 77, 0x7f0000, 0x20000, 0, anon, PROT_READ | PROT_EXEC), kMiscUser);
+  EXPECT_EQ(m.FindMap(m.FindThread(77), kMiscUser, 0x7f0000)->dso->kind(), DsoKind::kJitMap);
+  const std::string data = "/usr/lib/data.bin";
+  m.ProcessMmap(Mmap(77, 77, 0x900000, 0x10000, 0, data, PROT_READ), kMiscUser);
+  m.ProcessMmap(Mmap(77, 77, 0x900000, 0x1000, 0, anon, PROT_READ | PROT_EXEC), kMiscUser);
+  EXPECT_EQ(m.FindMap(m.FindThread(77), kMiscUser, 0x900000)->dso->kind(), DsoKind::kJitMap);
+  EXPECT_EQ(m.stats().nr_text_remaps, 1u);
+}
+
 TEST(MachineTest, KernelMmapSetsTheAnchor) {
   Machine m("x86_64");
   const std::string k = "[kernel.kallsyms]_text";
