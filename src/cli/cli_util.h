@@ -44,8 +44,18 @@ Result<std::unique_ptr<PerfFile>> OpenInput(const std::string& path, const Reade
 // record counts, the reader's warnings, then the command's own summary lines.
 void PrintReadProblems(const ReadStats& rs, const std::vector<std::string>& summary);
 
-// --symfs, --buildid-dir, --kallsyms, -k/--vmlinux, --vdso, --no-demangle.
+// --symfs, --buildid-dir, --kallsyms, -k/--vmlinux, --vdso, --no-demangle,
+// --debuginfod URL. Once `cmd` is parsed, ConfigureDebuginfod(so) runs.
 void AddSymbolOptions(CLI::App* cmd, SymbolizeOptions* so);
+// The process-global part of debuginfod (only cli/ touches the environment): with
+// --debuginfod URL (so->debuginfod_urls already set), DEBUGINFOD_URLS is set to it;
+// without, so->debuginfod_urls takes DEBUGINFOD_URLS's value ("" when unset: nothing is
+// fetched). When a URL is known and DEBUGINFOD_TIMEOUT is unset, it is set to
+// kDebuginfodTimeoutSeconds (libdebuginfod's own default is 90 s per server), and
+// so->debuginfod_progress prints downloads on stderr: on a terminal one line
+// rewritten in place, otherwise one line per download over 1 MB.
+inline constexpr const char* kDebuginfodTimeoutSeconds = "30";
+void ConfigureDebuginfod(SymbolizeOptions* so);
 // --inline / --no-inline (perf's), setting *inline_frames.
 void AddInlineFlags(CLI::App* cmd, bool* inline_frames);
 

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "model/dso.h"
+#include "symbolize/debuginfod_fetcher.h"
 #include "model/machine.h"
 #include "symbolize/dso_module.h"
 #include "symbolize/symbol_table.h"
@@ -46,6 +47,16 @@ struct SymbolizeOptions {
   // inline frames of most modules they load (DWARF-unwound chains): inflating a
   // distribution debug file (~0.1 s for libc's) then overlaps the caller's other work.
   bool prefetch_line_info = false;
+  // debuginfod (debuginfod_fetcher.h): the server URLs in effect, space-separated as in
+  // DEBUGINFOD_URLS, which cli/ has set in the environment to this value (libdebuginfod
+  // reads nothing else). "" (no --debuginfod, DEBUGINFOD_URLS unset or empty): nothing
+  // is fetched and libdebuginfod is never called. Otherwise a DSO with a recorded
+  // build-id that no local source resolves (or whose local binary has no .symtab) gets
+  // its executable and debug file fetched, once per build-id, into debuginfod's client
+  // cache; the fetched file passes the same build-id gate as local ones. Problems()
+  // ends with one summary line of what was fetched.
+  std::string debuginfod_urls;
+  DebuginfodProgressFn debuginfod_progress;  // may be empty: no progress reports
 };
 
 class Symbolizer {
@@ -76,7 +87,9 @@ class Symbolizer {
   const DsoLoadInfo& Info(const Dso& dso) { return Module(dso)->info(); }
   // One line per problem class for the end-of-report summary (e.g. "[vdso]: build-id
   // 1a2b.. not found in ~/.debug/[vdso]/1a2b../vdso; local vdso has 3c4d.."), sorted
-  // by class. Safe beside loads on other threads (a snapshot).
+  // by class, then debuginfod's summary line when it was asked for anything
+  // ("debuginfod: fetched 1 file (21 KB) from http://…; 2 build-ids not found"). Safe
+  // beside loads on other threads (a snapshot).
   std::vector<std::string> Problems() const;
   // One line for the DSOs whose line info was asked for (DsoModule::dwarf_index, through
   // FramesAt/FindSourceLine) and is missing, for a srcline or inline report to print
