@@ -517,6 +517,17 @@ void Symbolizer::Impl::LoadUser(const Dso& dso, Parts* e) {
     return;
   }
   LoadedElf(e, std::move(*image), syms, runtime);
+  // A symbols file without DWARF: source lines and inline frames from debuginfod's
+  // debug file, fetched only when first asked for (DsoModule::DwarfOpenPath).
+  if (debuginfod && !dso.build_id().empty()) {
+    e->fetch_debug_file = [this, want = bid]() -> std::string {
+      auto fetched = debuginfod->Fetch(want, DebuginfodFileKind::kDebuginfo);
+      if (!fetched.ok()) return "";
+      auto info = ReadElfInfo(*fetched);
+      if (!info.ok() || !(info->build_id == want) || !info->has_debug_info) return "";
+      return *fetched;
+    };
+  }
 }
 
 void Symbolizer::Impl::LoadKallsymsOnce(const Dso& kernel) {

@@ -53,7 +53,8 @@ struct SymbolizeOptions {
   // is fetched and libdebuginfod is never called. Otherwise a DSO with a recorded
   // build-id that no local source resolves (or whose local binary has no .symtab) gets
   // its executable and debug file fetched, once per build-id, into debuginfod's client
-  // cache; the fetched file passes the same build-id gate as local ones. Problems()
+  // cache; the fetched file passes the same build-id gate as local ones. A symbols file
+  // without DWARF gets the debug file when line info is first asked for. Problems()
   // ends with one summary line of what was fetched.
   std::string debuginfod_urls;
   DebuginfodProgressFn debuginfod_progress;  // may be empty: no progress reports

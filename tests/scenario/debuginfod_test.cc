@@ -38,6 +38,8 @@ constexpr const char* kVdsoFixture = "vdso";
 constexpr const char* kVdsoBuildId = "fee1deadfee1deadfee1deadfee1deadfee1dead";
 constexpr const char* kSelfArgs =
     "report --stdio --no-children -F overhead,sample,period,comm,dso,sym -g none --percent-limit 0 -t '|'";
+// modes.txt's `srcline` mode (expected-srcline.txt).
+constexpr const char* kSrclineArgs = "report --stdio --no-children --sort sym,srcline -g none --percent-limit 0 -t '|'";
 
 std::string FixturesDir() { return ScenarioSourceDir() + "/fixtures"; }
 std::string HotBinary() {
@@ -200,16 +202,16 @@ class DebuginfodTest : public ::testing::Test {
   // perflens report on the pie fixture with nothing local: `env` are extra
   // environment assignments (DEBUGINFOD_*), `extra` extra options.
   CommandResult Perflens(const std::string& env, const std::string& extra = "", const std::string& symfs = "",
-                         const std::string& fixture = kFixture) {
+                         const std::string& fixture = kFixture, const std::string& args = kSelfArgs) {
     return RunShell("env -u PERF_BUILDID_DIR -u DEBUGINFOD_URLS -u DEBUGINFOD_CACHE_PATH -u DEBUGINFOD_TIMEOUT HOME=" +
                         ShellQuote(dir_ + "/home") + " " + env + " " + ShellQuote(PerflensBinary()) + " " +
-                        kSelfArgs + " -i " + ShellQuote(FixturesDir() + "/" + fixture + "/perf.data") +
+                        args + " -i " + ShellQuote(FixturesDir() + "/" + fixture + "/perf.data") +
                         " --buildid-dir " + ShellQuote(dir_ + "/buildid") + " --symfs " +
                         ShellQuote(symfs.empty() ? dir_ + "/symfs" : symfs) + " " + extra,
                     dir_);
   }
-  static std::string Golden(const std::string& fixture = kFixture) {
-    return ReadFileOrEmpty(FixturesDir() + "/" + fixture + "/expected-self.txt");
+  static std::string Golden(const std::string& fixture = kFixture, const std::string& mode = "self") {
+    return ReadFileOrEmpty(FixturesDir() + "/" + fixture + "/expected-" + mode + ".txt");
   }
 
   // Starts the server over a copy of the fixture binary, or says why not (skip).
@@ -267,6 +269,25 @@ TEST_F(DebuginfodTest, FetchesMissingBinaryIntoClientCacheAndReusesIt) {
   } else {
     ADD_FAILURE() << "objcopy --strip-all failed: " << strip.err;
   }
+
+  // The binary without DWARF in --symfs (.symtab kept): its source lines come from the
+  // server's debug file, fetched only when the srcline key first asks.
+  std::string nodwarf = dir_ + "/nodwarf";
+  CommandResult strip_debug = RunShell("mkdir -p " + ShellQuote(nodwarf + "/tmp/perflens-fixture/bin") +
+                                           " && objcopy --strip-debug " + ShellQuote(HotBinary()) + " " +
+                                           ShellQuote(nodwarf + "/tmp/perflens-fixture/bin/hot"),
+                                       dir_);
+  ASSERT_EQ(strip_debug.exit_code, 0) << strip_debug.err;
+  std::string cache3 = dir_ + "/client-cache3";
+  std::string env3 = "DEBUGINFOD_URLS=" + ShellQuote(server_.url()) + " DEBUGINFOD_CACHE_PATH=" + ShellQuote(cache3);
+  CommandResult symbols_only = Perflens(env3, "", nodwarf);
+  ASSERT_EQ(symbols_only.exit_code, 0) << symbols_only.err;
+  EXPECT_EQ(symbols_only.out, Golden()) << symbols_only.err;
+  EXPECT_FALSE(Exists(cache3 + "/" + kHotBuildId + "/debuginfo")) << "fetched without need";
+  CommandResult lines = Perflens(env3, "", nodwarf, kFixture, kSrclineArgs);
+  ASSERT_EQ(lines.exit_code, 0) << lines.err;
+  EXPECT_EQ(lines.out, Golden(kFixture, "srcline")) << lines.err;
+  EXPECT_TRUE(Exists(cache3 + "/" + kHotBuildId + "/debuginfo")) << lines.err;
 
   // The vdso image by its build-id: the [vdso] rows equal the golden's (made with the
   // image in the fixture cache); the program and libc are not served.
