@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <memory>
 
 namespace perflens {
 
@@ -77,6 +78,58 @@ void AddSymbolOptions(CLI::App* cmd, SymbolizeOptions* so) {
   cmd->add_option("--vdso", so->vdso_image, "vdso image to use when its build-id matches the recorded one");
   // Callbacks, not CLI11's negated flags, whose --help shows "--no-demangle{false}".
   cmd->add_flag_callback("--no-demangle", [so] { so->demangle = false; }, "Do not demangle C++ symbols");
+  cmd->add_option("--debuginfod", so->debuginfod_urls,
+                  "Fetch missing binaries and debug files by build-id from this debuginfod server URL "
+                  "(default $DEBUGINFOD_URLS; none: nothing is fetched)")
+      ->type_name("URL");
+  cmd->parse_complete_callback([so] { ConfigureDebuginfod(so); });
+}
+
+void ConfigureDebuginfod(SymbolizeOptions* so) {
+  if (!so->debuginfod_urls.empty()) {
+    setenv("DEBUGINFOD_URLS", so->debuginfod_urls.c_str(), 1);
+  } else if (const char* env = std::getenv("DEBUGINFOD_URLS")) {
+    so->debuginfod_urls = env;
+  }
+  // Only blanks: no server.
+  if (so->debuginfod_urls.find_first_not_of(" \t") == std::string::npos) {
+    so->debuginfod_urls.clear();
+    return;
+  }
+  if (const char* t = std::getenv("DEBUGINFOD_TIMEOUT"); !t || !*t)
+    setenv("DEBUGINFOD_TIMEOUT", kDebuginfodTimeoutSeconds, 1);
+  struct State {
+    bool tty = isatty(STDERR_FILENO) == 1;
+    bool shown = false;  // a line was printed for the download in flight
+    int64_t last_kb = -1;
+  };
+  auto state = std::make_shared<State>();
+  constexpr int64_t kLarge = 1 << 20;
+  so->debuginfod_progress = [state](const DebuginfodProgress& p) {
+    State& s = *state;
+    const char* what = DebuginfodFileKindName(p.kind);
+    if (p.finished) {
+      if (s.tty && s.shown) fmt::print(stderr, "\r\033[K");
+      s.shown = false;
+      s.last_kb = -1;
+      return;
+    }
+    if (s.tty) {
+      int64_t kb = p.bytes_done >> 10;
+      if (kb == s.last_kb) return;  // at most one line per KB
+      s.last_kb = kb;
+      s.shown = true;
+      if (p.bytes_total > 0)
+        fmt::print(stderr, "\rperflens: debuginfod: {} {}: {} of {} KB\033[K", what, p.build_id_hex, kb,
+                   p.bytes_total >> 10);
+      else
+        fmt::print(stderr, "\rperflens: debuginfod: {} {}: {} KB\033[K", what, p.build_id_hex, kb);
+    } else if (!s.shown && p.bytes_total > kLarge) {
+      s.shown = true;
+      fmt::print(stderr, "perflens: debuginfod: downloading {} {} ({:.1f} MB)\n", what, p.build_id_hex,
+                 p.bytes_total / 1e6);
+    }
+  };
 }
 
 void AddInlineFlags(CLI::App* cmd, bool* inline_frames) {

@@ -47,8 +47,18 @@ void PrintReadProblems(const ReadStats& rs, const std::vector<std::string>& summ
 // -q/--quiet (perf's): no warnings or end-of-run summary on stderr.
 void AddQuietFlag(CLI::App* cmd, bool* quiet);
 
-// --symfs, --buildid-dir, --kallsyms, -k/--vmlinux, --vdso, --no-demangle.
+// --symfs, --buildid-dir, --kallsyms, -k/--vmlinux, --vdso, --no-demangle,
+// --debuginfod URL. Once `cmd` is parsed, ConfigureDebuginfod(so) runs.
 void AddSymbolOptions(CLI::App* cmd, SymbolizeOptions* so);
+// The process-global part of debuginfod (only cli/ touches the environment): with
+// --debuginfod URL (so->debuginfod_urls already set), DEBUGINFOD_URLS is set to it;
+// without, so->debuginfod_urls takes DEBUGINFOD_URLS's value ("" when unset: nothing is
+// fetched). When a URL is known and DEBUGINFOD_TIMEOUT is unset, it is set to
+// kDebuginfodTimeoutSeconds (libdebuginfod's own default is 90 s per server), and
+// so->debuginfod_progress prints downloads on stderr: on a terminal one line
+// rewritten in place, otherwise one line per download over 1 MB.
+inline constexpr const char* kDebuginfodTimeoutSeconds = "30";
+void ConfigureDebuginfod(SymbolizeOptions* so);
 // --inline / --no-inline (perf's), setting *inline_frames.
 void AddInlineFlags(CLI::App* cmd, bool* inline_frames);
 // --return-address-adjust (the default) / --no-return-address-adjust, setting *adjust.

@@ -147,15 +147,21 @@ void EmitKallsymsCacheOld(const Inputs& in, std::vector<std::string>* out) {
 void EmitLocalImage(const Inputs& in, std::vector<std::string>* out) {
   if (!in.query.local_image.empty()) out->push_back(in.query.local_image);
 }
+void EmitDebuginfodExecutable(const Inputs& in, std::vector<std::string>* out) {
+  if (in.options.debuginfod && !in.bid.empty()) out->push_back("debuginfod executable " + in.bid);
+}
+void EmitDebuginfodDebuginfo(const Inputs& in, std::vector<std::string>* out) {
+  if (in.options.debuginfod && !in.bid.empty()) out->push_back("debuginfod debuginfo " + in.bid);
+}
 
 // The path shapes, indexed by CandidateKind.
 constexpr Emit kEmit[] = {
     EmitDebuglink,    EmitBuildIdCache, EmitBuildIdCacheDebug,  EmitFedora,
     EmitUbuntu,       EmitBuildIdDebuginfo, EmitSystemPath,     EmitOpenEmbedded,
     EmitMixedupUbuntu, EmitUserFile,    EmitKallsymsCacheEntry, EmitKallsymsBuildIdLink,
-    EmitKallsymsCacheOld, EmitLocalImage,
+    EmitKallsymsCacheOld, EmitLocalImage,   EmitDebuginfodExecutable, EmitDebuginfodDebuginfo,
 };
-static_assert(std::size(kEmit) == static_cast<size_t>(CandidateKind::kLocalImage) + 1);
+static_assert(std::size(kEmit) == static_cast<size_t>(CandidateKind::kDebuginfodDebuginfo) + 1);
 
 constexpr DebugSource kElfSources[] = {
     {CandidateKind::kDebuglink, true},
@@ -167,6 +173,8 @@ constexpr DebugSource kElfSources[] = {
     {CandidateKind::kSystemPath, true},
     {CandidateKind::kOpenEmbeddedDebuginfo, true},
     {CandidateKind::kMixedupUbuntuDebuginfo, true},
+    {CandidateKind::kDebuginfodExecutable, false},
+    {CandidateKind::kDebuginfodDebuginfo, false},
 };
 constexpr DebugSource kSystemPathSource[] = {{CandidateKind::kSystemPath, true}};
 constexpr DebugSource kVdsoSources[] = {
@@ -175,6 +183,7 @@ constexpr DebugSource kVdsoSources[] = {
     {CandidateKind::kBuildIdCacheDebug, false},
     {CandidateKind::kBuildIdDebuginfo, true},
     {CandidateKind::kLocalImage, false},
+    {CandidateKind::kDebuginfodExecutable, false},
 };
 constexpr DebugSource kKallsymsSources[] = {
     {CandidateKind::kKallsymsCacheEntry, false},
@@ -208,8 +217,14 @@ const char* CandidateKindName(CandidateKind kind) {
     case CandidateKind::kKallsymsBuildIdLink: return "kallsyms build-id link";
     case CandidateKind::kKallsymsCacheOld: return "kallsyms old cache";
     case CandidateKind::kLocalImage: return "local image";
+    case CandidateKind::kDebuginfodExecutable: return "debuginfod executable";
+    case CandidateKind::kDebuginfodDebuginfo: return "debuginfod debuginfo";
   }
   return "?";
+}
+
+bool IsRemoteCandidate(CandidateKind kind) {
+  return kind == CandidateKind::kDebuginfodExecutable || kind == CandidateKind::kDebuginfodDebuginfo;
 }
 
 std::vector<Candidate> DebugFileCandidates(std::span<const DebugSource> sources, const DebugFileQuery& query,

@@ -31,9 +31,18 @@ enum class CandidateKind {
   kKallsymsBuildIdLink,    // <buildid_dir>/.build-id/xx/yyyy/kallsyms
   kKallsymsCacheOld,       // <buildid_dir>/[kernel.kallsyms]/<bid> (old cache layout)
   kLocalImage,             // this machine's own copy: the local vdso, /proc/kallsyms
+  // Remote: fetched by build-id from the debuginfod servers (debuginfod_fetcher.h) into
+  // their client cache, last of all and only with FinderOptions::debuginfod. The
+  // candidate's path is a description ("debuginfod executable <bid>"), not a file: the
+  // Symbolizer fetches it when the walk reaches the row and checks the fetched file
+  // like any other.
+  kDebuginfodExecutable,   // the binary (debuginfod_find_executable)
+  kDebuginfodDebuginfo,    // its debug file (debuginfod_find_debuginfo)
 };
 
 const char* CandidateKindName(CandidateKind kind);
+// True for the kDebuginfod* kinds, whose path must be fetched before it is opened.
+bool IsRemoteCandidate(CandidateKind kind);
 
 struct Candidate {
   CandidateKind kind;
@@ -47,12 +56,15 @@ struct DebugSource {
   bool symfs;  // prefixed with --symfs (the build-id cache and local copies never are)
 };
 
-// perf's binary_type_symtab[] for user ELF DSOs, in order.
+// perf's binary_type_symtab[] for user ELF DSOs, in order, then debuginfod's
+// executable and debug file (emitted only with FinderOptions::debuginfod and a
+// build-id).
 std::span<const DebugSource> ElfDebugSources();
 // The binary at its recorded path only: where its debuglink and build-id are read.
 std::span<const DebugSource> SystemPathSource();
 // [vdso*] (spec C): --vdso FILE, the build-id cache (entry, debug), /usr/lib/debug
-// .build-id (under --symfs), the local vdso (not under --symfs).
+// .build-id (under --symfs), the local vdso (not under --symfs), then debuginfod's
+// executable (as for ELF DSOs).
 std::span<const DebugSource> VdsoDebugSources();
 // The kernel without --kallsyms: the build-id cache (new, link, old layout), then
 // /proc/kallsyms (DebugFileQuery::local_image, set only for the running kernel).
@@ -65,6 +77,9 @@ struct FinderOptions {
   std::string buildid_dir;  // ~/.debug, PERF_BUILDID_DIR or --buildid-dir
   // Basename inside a build-id cache entry: "elf" for files, "vdso" for [vdso*].
   std::string cache_basename = "elf";
+  // Emit the kDebuginfod* rows (a debuginfod URL is known and the DSO has a recorded
+  // build-id). Off: those rows give nothing.
+  bool debuginfod = false;
 };
 
 // The DSO looked for. Empty fields make the sources that need them emit nothing.

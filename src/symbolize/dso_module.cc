@@ -2,6 +2,7 @@
 
 #include "base/mapped_file.h"
 #include "symbolize/dwarf_index.h"
+#include "symbolize/elf_symbols.h"
 
 #include <elfutils/libdw.h>
 #include <fcntl.h>
@@ -19,6 +20,7 @@ DsoModule::DsoModule(Parts parts)
       segments_(std::move(parts.segments)),
       runtime_path_(std::move(parts.runtime_path)),
       dwarf_path_(std::move(parts.dwarf_path)),
+      fetch_debug_file_(std::move(parts.fetch_debug_file)),
       demangle_(parts.demangle) {
   if (info_.status == LoadStatus::kLoaded) table_ = parts.shared ? parts.shared : &owned_;
 }
@@ -51,6 +53,16 @@ SourceLine DsoModule::FindSourceLine(uint64_t dso_addr) const {
   return dso_vaddr ? index->FindLine(*dso_vaddr) : SourceLine{};
 }
 
+const std::string& DsoModule::DwarfOpenPath() const {
+  std::call_once(dwarf_open_path_once_, [this] {
+    dwarf_open_path_ = dwarf_path_;
+    if (!fetch_debug_file_ || dwarf_path_.empty()) return;
+    if (auto info = ReadElfInfo(dwarf_path_); info.ok() && info->has_debug_info) return;
+    if (std::string other = fetch_debug_file_(); !other.empty()) dwarf_open_path_ = std::move(other);
+  });
+  return dwarf_open_path_;
+}
+
 const DwarfIndex* DsoModule::dwarf_index() const {
   // The acquire load is the fast path once opened or failed; call_once only until then.
   uint8_t state = line_state_.load(std::memory_order_acquire);
@@ -81,7 +93,7 @@ void DsoModule::OpenIndex() const {
     std::optional<uint64_t> file_offset = ToFileOffset(dso_vaddr);
     return file_offset ? FindSymbol(*file_offset) : nullptr;
   };
-  auto index = DwarfIndex::Open(dwarf_path_, symbol_at, options);
+  auto index = DwarfIndex::Open(DwarfOpenPath(), symbol_at, options);
   if (!index) {
     index_error_ = index.error().message;
     line_state_.store(kLineFailed, std::memory_order_release);
@@ -101,7 +113,8 @@ void DsoModule::OpenDwarf() const {
     dwarf_error_ = "no ELF file";
     return;
   }
-  auto opened = OpenRegularFile(dwarf_path_);
+  const std::string& path = DwarfOpenPath();
+  auto opened = OpenRegularFile(path);
   if (!opened.ok()) {
     dwarf_error_ = opened.error().message;
     return;
@@ -110,7 +123,7 @@ void DsoModule::OpenDwarf() const {
   Dwarf* dw = dwarf_begin(fd, DWARF_C_READ);
   if (!dw) {
     close(fd);
-    dwarf_error_ = dwarf_path_ + ": " + dwarf_errmsg(-1);
+    dwarf_error_ = path + ": " + dwarf_errmsg(-1);
     return;
   }
   dwarf_ = dw;

@@ -19,6 +19,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -62,6 +63,10 @@ class DsoModule {
     std::string runtime_path;               // ELF image the segments came from
     std::string dwarf_path;                 // ELF file dwarf() and the DwarfIndex open; "" for none
     bool demangle = true;                   // inline frame names, as the symbols were
+    // When dwarf_path has no DWARF (.debug_info): called once, on the first dwarf() or
+    // dwarf_index(), for a file of the same build-id that has it (the Symbolizer's
+    // debuginfod debug file); returns its path, or "" for none. May be empty.
+    std::function<std::string()> fetch_debug_file;
   };
   // A module with no symbols has info.status != kLoaded and answers nothing.
   explicit DsoModule(Parts parts);
@@ -131,6 +136,9 @@ class DsoModule {
  private:
   void OpenDwarf() const;
   void OpenIndex() const;
+  // The file dwarf() and the index open: dwarf_path_, or when that has no DWARF what
+  // fetch_debug_file_ gives (decided once, on first use, from any thread).
+  const std::string& DwarfOpenPath() const;
   enum : uint8_t { kLineNotAsked, kLineOk, kLineFailed };
 
   DsoLoadInfo info_;
@@ -139,6 +147,9 @@ class DsoModule {
   ElfSegments segments_;
   std::string runtime_path_;
   std::string dwarf_path_;
+  std::function<std::string()> fetch_debug_file_;
+  mutable std::once_flag dwarf_open_path_once_;
+  mutable std::string dwarf_open_path_;  // written once inside that once, read only after it
   // Written once inside dwarf_once_, read only after it.
   mutable std::once_flag dwarf_once_;
   mutable Dwarf* dwarf_ = nullptr;

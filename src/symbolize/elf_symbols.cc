@@ -332,6 +332,9 @@ Result<ElfInfo> ReadElfInfo(const std::string& path) {
   info.build_id = ReadBuildId(*f, *secs);
   info.has_symtab = FindSectionType(*secs, SHT_SYMTAB) != nullptr;
   info.has_dynsym = FindSectionType(*secs, SHT_DYNSYM) != nullptr;
+  const Section* debug_info = FindSection(*secs, ".debug_info");
+  if (!debug_info) debug_info = FindSection(*secs, ".zdebug_info");
+  info.has_debug_info = debug_info && debug_info->shdr.sh_type != SHT_NOBITS && debug_info->shdr.sh_size > 0;
   if (const Section* dl = FindSection(*secs, ".gnu_debuglink"); dl && dl->shdr.sh_type != SHT_NOBITS) {
     auto d = SectionData(*f, *dl);
     if (d.ok() && (*d)->d_buf) {

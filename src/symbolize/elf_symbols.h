@@ -18,6 +18,7 @@ struct ElfInfo {
   ElfClass elf_class = ElfClass::kUnknown;
   bool has_symtab = false;
   bool has_dynsym = false;
+  bool has_debug_info = false;  // a .debug_info (or .zdebug_info) with contents: DWARF
   std::string debuglink;   // .gnu_debuglink file name, empty if none
   uint16_t e_type = 0;     // ET_EXEC, ET_DYN, ...
 };

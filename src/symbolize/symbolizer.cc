@@ -267,6 +267,22 @@ struct Symbolizer::Impl {
   std::optional<KallsymsTables> kallsyms;       // written once under kallsyms_mu, then read-only
   DsoLoadInfo kallsyms_info;                    // likewise
 
+  // Set in the constructor when options.debuginfod_urls is not empty.
+  std::unique_ptr<DebuginfodFetcher> debuginfod;
+
+  // The file to open for candidate `c`: its path, or for a debuginfod row the file
+  // fetched for `bid` into the client cache (nullopt when it could not be fetched;
+  // the fetcher's summary says why).
+  std::optional<std::string> LocalPath(const Candidate& c, const BuildId& bid) {
+    if (!IsRemoteCandidate(c.kind)) return c.path;
+    if (!debuginfod) return std::nullopt;
+    auto fetched = debuginfod->Fetch(bid, c.kind == CandidateKind::kDebuginfodExecutable
+                                              ? DebuginfodFileKind::kExecutable
+                                              : DebuginfodFileKind::kDebuginfo);
+    if (!fetched.ok()) return std::nullopt;
+    return std::move(*fetched);
+  }
+
   mutable std::mutex problems_mu;
   std::map<std::string, ProblemClass> problems;  // guarded by problems_mu
 
@@ -386,6 +402,9 @@ Symbolizer::Symbolizer(SymbolizeOptions options, const Machine* machine) : impl_
   impl_->options = std::move(options);
   impl_->machine = machine;
   impl_->buildid_dir = impl_->options.buildid_dir.empty() ? DefaultBuildIdDir() : impl_->options.buildid_dir;
+  if (!impl_->options.debuginfod_urls.empty())
+    impl_->debuginfod =
+        std::make_unique<DebuginfodFetcher>(impl_->options.debuginfod_urls, impl_->options.debuginfod_progress);
 }
 
 Symbolizer::~Symbolizer() = default;
@@ -408,6 +427,8 @@ std::vector<std::string> Symbolizer::Problems() const {
       out.push_back(fmt::format("{} ({} DSOs{}), e.g. {}", cls, p.dsos, names, p.first));
     }
   }
+  if (impl_->debuginfod)
+    if (auto line = impl_->debuginfod->Summary()) out.push_back(std::move(*line));
   return out;
 }
 
@@ -492,10 +513,12 @@ DsoModule::Parts Symbolizer::Impl::Load(const Dso& dso) {
 }
 
 // perf's dso__load for ELF files: walk the candidates, gate on the build-id, keep the
-// first with .symtab (syms) and the first with .dynsym (runtime image).
+// first with .symtab (syms) and the first with .dynsym (runtime image). The debuginfod
+// rows come last and are fetched only for what is still missing: the executable when
+// no runtime image was found, the debug file when no .symtab was.
 void Symbolizer::Impl::LoadUser(const Dso& dso, Parts* e) {
   const std::string& name = dso.long_name();
-  FinderOptions fo{options.symfs, buildid_dir, "elf"};
+  FinderOptions fo{options.symfs, buildid_dir, "elf", debuginfod != nullptr && !dso.build_id().empty()};
   DebugFileQuery query{name, dso.build_id(), "", "", ""};
   BuildId& bid = query.build_id;
   // The binary at its recorded path: its debuglink, and (no build-id recorded) its
@@ -511,19 +534,22 @@ void Symbolizer::Impl::LoadUser(const Dso& dso, Parts* e) {
   std::vector<std::string> looked, mismatches, errors;
   for (const Candidate& c : DebugFileCandidates(ElfDebugSources(), query, fo)) {
     looked.push_back(c.path);
-    if (!IsRegularFile(c.path)) continue;
-    auto info = ReadElfInfo(c.path);
+    if (c.kind == CandidateKind::kDebuginfodExecutable && !runtime.empty()) continue;
+    if (c.kind == CandidateKind::kDebuginfodDebuginfo && !syms.empty()) continue;
+    std::optional<std::string> path = LocalPath(c, bid);
+    if (!path || !IsRegularFile(*path)) continue;
+    auto info = ReadElfInfo(*path);
     if (!info.ok()) {
       errors.push_back(info.error().message);
       continue;
     }
     if (!bid.empty() && !bid.MatchesNote(info->build_id)) {
       std::string has = info->build_id.empty() ? "no build-id" : info->build_id.ToHex();
-      mismatches.push_back(fmt::format("{} has {}", c.path, has));
+      mismatches.push_back(fmt::format("{} has {}", *path, has));
       continue;
     }
-    if (syms.empty() && info->has_symtab) syms = c.path;
-    if (runtime.empty() && info->has_dynsym) runtime = c.path;
+    if (syms.empty() && info->has_symtab) syms = *path;
+    if (runtime.empty() && info->has_dynsym) runtime = *path;
     if (!syms.empty() && !runtime.empty()) break;
   }
   if (syms.empty() && runtime.empty()) {
@@ -550,6 +576,17 @@ void Symbolizer::Impl::LoadUser(const Dso& dso, Parts* e) {
     return;
   }
   LoadedElf(e, std::move(*image), syms, runtime);
+  // A symbols file without DWARF: source lines and inline frames from debuginfod's
+  // debug file, fetched only when first asked for (DsoModule::DwarfOpenPath).
+  if (debuginfod && !dso.build_id().empty()) {
+    e->fetch_debug_file = [this, want = bid]() -> std::string {
+      auto fetched = debuginfod->Fetch(want, DebuginfodFileKind::kDebuginfo);
+      if (!fetched.ok()) return "";
+      auto info = ReadElfInfo(*fetched);
+      if (!info.ok() || !(info->build_id == want) || !info->has_debug_info) return "";
+      return *fetched;
+    };
+  }
 }
 
 void Symbolizer::Impl::LoadKallsymsOnce(const Dso& kernel) {
@@ -725,14 +762,17 @@ void Symbolizer::Impl::LoadVdso(const Dso& dso, Parts* e) {
   auto refuse_user_image = [&](const Candidate& c, const std::string& why) {
     if (c.kind == CandidateKind::kUserFile) Note("--vdso", fmt::format("--vdso {}: {}; ignored", c.path, why));
   };
-  for (const Candidate& s : DebugFileCandidates(VdsoDebugSources(), query, {options.symfs, buildid_dir, "vdso"})) {
+  FinderOptions fo{options.symfs, buildid_dir, "vdso", debuginfod != nullptr && !bid.empty()};
+  for (const Candidate& s : DebugFileCandidates(VdsoDebugSources(), query, fo)) {
     bool is_local = s.kind == CandidateKind::kLocalImage;
     if (!is_local) looked.push_back(s.path);
-    if (!IsRegularFile(s.path)) {
+    std::optional<std::string> local_path = LocalPath(s, bid);
+    if (!local_path || !IsRegularFile(*local_path)) {
       refuse_user_image(s, "not a regular file");
       continue;
     }
-    auto info = ReadElfInfo(s.path);
+    const std::string& path = *local_path;
+    auto info = ReadElfInfo(path);
     if (!info.ok()) {
       refuse_user_image(s, "not an ELF image");
       continue;
@@ -762,9 +802,9 @@ void Symbolizer::Impl::LoadVdso(const Dso& dso, Parts* e) {
     }
     ElfSymbolOptions eo;
     eo.demangle = options.demangle;
-    auto image = LoadElfImage(s.path, s.path, eo);
+    auto image = LoadElfImage(path, path, eo);
     if (!image.ok()) continue;
-    LoadedElf(e, std::move(*image), s.path, s.path);
+    LoadedElf(e, std::move(*image), path, path);
     return;
   }
   if (bid.empty()) {

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "model/dso.h"
+#include "symbolize/debuginfod_fetcher.h"
 #include "model/machine.h"
 #include "symbolize/dso_module.h"
 #include "symbolize/symbol_table.h"
@@ -46,6 +47,17 @@ struct SymbolizeOptions {
   // inline frames of most modules they load (DWARF-unwound chains): inflating a
   // distribution debug file (~0.1 s for libc's) then overlaps the caller's other work.
   bool prefetch_line_info = false;
+  // debuginfod (debuginfod_fetcher.h): the server URLs in effect, space-separated as in
+  // DEBUGINFOD_URLS, which cli/ has set in the environment to this value (libdebuginfod
+  // reads nothing else). "" (no --debuginfod, DEBUGINFOD_URLS unset or empty): nothing
+  // is fetched and libdebuginfod is never called. Otherwise a DSO with a recorded
+  // build-id that no local source resolves (or whose local binary has no .symtab) gets
+  // its executable and debug file fetched, once per build-id, into debuginfod's client
+  // cache; the fetched file passes the same build-id gate as local ones. A symbols file
+  // without DWARF gets the debug file when line info is first asked for. Problems()
+  // ends with one summary line of what was fetched.
+  std::string debuginfod_urls;
+  DebuginfodProgressFn debuginfod_progress;  // may be empty: no progress reports
 };
 
 class Symbolizer {
@@ -80,7 +92,9 @@ class Symbolizer {
   // "build-id mismatch (2 DSOs: /bin/ls, /bin/cat), e.g. /bin/ls: no file with
   // build-id 62db.. (/bin/ls has 15df..)"; a class of one DSO is its message. Notes
   // that lose nothing (malformed JIT map lines, an unverified vdso) are lines too.
-  // Safe beside loads on other threads (a snapshot).
+  // Then debuginfod's summary line when it was asked for anything ("debuginfod:
+  // fetched 1 file (21 KB) from http://…; 2 build-ids not found"). Safe beside loads
+  // on other threads (a snapshot).
   std::vector<std::string> Problems() const;
   // After Problems(): what would resolve the DSOs it lists as missing (perflens archive
   // on the recording machine, debuginfod, --symfs; debug files for stripped ones), one

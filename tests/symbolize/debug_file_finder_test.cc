@@ -177,5 +177,31 @@ TEST(DebugFileFinderTest, DefaultBuildIdDir) {
   if (old_dir) setenv("PERF_BUILDID_DIR", saved.c_str(), 1);
 }
 
+// debuginfod is two rows after every local source, emitted only when enabled and with a
+// build-id; the paths are descriptions the Symbolizer fetches, never local files.
+TEST(DebugFileFinderTest, DebuginfodRowsComeLastAndOnlyWhenEnabled) {
+  FinderOptions o{"/sfs", "/cache", "elf"};
+  auto off = DebugFileCandidates("/usr/bin/prog", kBid, "", o);
+  for (const Candidate& c : off) EXPECT_FALSE(IsRemoteCandidate(c.kind)) << c.path;
+  o.debuginfod = true;
+  auto on = DebugFileCandidates("/usr/bin/prog", kBid, "", o);
+  ASSERT_EQ(on.size(), off.size() + 2);
+  EXPECT_EQ(on[on.size() - 2].kind, CandidateKind::kDebuginfodExecutable);
+  EXPECT_EQ(on[on.size() - 2].path, "debuginfod executable 0123456789abcdef0123456789abcdef01234567");
+  EXPECT_EQ(on.back().kind, CandidateKind::kDebuginfodDebuginfo);
+  EXPECT_EQ(on.back().path, "debuginfod debuginfo 0123456789abcdef0123456789abcdef01234567");
+  EXPECT_TRUE(IsRemoteCandidate(on.back().kind));
+  EXPECT_STREQ(CandidateKindName(on.back().kind), "debuginfod debuginfo");
+  // No build-id: nothing to ask a server for.
+  for (const Candidate& c : DebugFileCandidates("/usr/bin/prog", BuildId{}, "", o))
+    EXPECT_FALSE(IsRemoteCandidate(c.kind)) << c.path;
+  // The vdso asks for its image after the local one.
+  DebugFileQuery q{"[vdso]", kBid, "", "", "/proc/self/fd/9"};
+  auto v = DebugFileCandidates(VdsoDebugSources(), q, {"", "/cache", "vdso", true});
+  ASSERT_GE(v.size(), 2u);
+  EXPECT_EQ(v[v.size() - 2].kind, CandidateKind::kLocalImage);
+  EXPECT_EQ(v.back().kind, CandidateKind::kDebuginfodExecutable);
+}
+
 }  // namespace
 }  // namespace perflens
