@@ -4,6 +4,9 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
+#include <vector>
+
 #include <fmt/format.h>
 
 namespace perflens {
@@ -14,6 +17,13 @@ constexpr std::string_view kKernelMmapName = "[kernel.kallsyms]";
 bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 // "/lib/modules/6.1.0/kernel/fs/xfs/xfs.ko.xz" → "[xfs]" (perf's kmod_path__parse).
+// `perf inject --jit`'s per-function ELF: basename "jitted-<pid>-<code_index>.so".
+bool IsInjectedJitName(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  std::string_view base = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  return base.size() > 10 && StartsWith(base, "jitted-") && base.substr(base.size() - 3) == ".so";
+}
+
 std::string ModuleShortName(std::string_view path) {
   auto slash = path.rfind('/');
   std::string_view base = slash == std::string_view::npos ? path : path.substr(slash + 1);
@@ -277,7 +287,19 @@ void Machine::ProcessMmap(const MmapEvent& e, uint16_t cpumode) {
   } else {
     m.dso = FindOrCreateDso(name, kind, e.build_id, e.maj, e.min, e.ino, e.ino_generation);
   }
+  // After `perf inject --jit`, an executable file map of a runtime's code heap that
+  // covers injected jitted-*.so maps does not replace them: they name the functions
+  // there, the heap file only offsets (perf 6.1 prints the heap; README "differs on
+  // purpose"). The injected maps are put back over the new one as they were.
+  std::vector<Map> injected;
+  if (kind == DsoKind::kUser && ((e.prot & PROT_EXEC) || !e.is_mmap2) && !IsInjectedJitName(e.filename)) {
+    const std::vector<Map>& all = thread->maps().maps();
+    auto it = std::lower_bound(all.begin(), all.end(), m.start, [](const Map& a, uint64_t s) { return a.end <= s; });
+    for (; it != all.end() && it->start < m.end; ++it)
+      if (it->dso && IsInjectedJitName(it->dso->long_name())) injected.push_back(*it);
+  }
   thread->maps().Insert(m);
+  for (const Map& old : injected) thread->maps().Insert(old);
 }
 
 void Machine::ProcessKernelMmap(const MmapEvent& e) {

@@ -195,6 +195,13 @@ constexpr DebugSource kUserFileSource[] = {{CandidateKind::kUserFile, false}};
 
 }  // namespace
 
+std::optional<std::string> PathUnderSymfs(const std::string& symfs, std::string_view path) {
+  if (symfs.empty()) return std::string(path);
+  auto under = Under(symfs, path);
+  if (!under || EscapesSymfs(symfs, *under)) return std::nullopt;
+  return under;
+}
+
 std::span<const DebugSource> ElfDebugSources() { return kElfSources; }
 std::span<const DebugSource> SystemPathSource() { return kSystemPathSource; }
 std::span<const DebugSource> VdsoDebugSources() { return kVdsoSources; }

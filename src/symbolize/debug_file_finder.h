@@ -6,6 +6,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/build_id.h"
@@ -126,5 +127,11 @@ std::optional<BuildIdCacheEntry> BuildIdCacheEntryFor(const std::string& long_na
 
 // The default build-id cache directory: $PERF_BUILDID_DIR, else $HOME/.debug.
 std::string DefaultBuildIdDir();
+
+// Where a recorded absolute path is read: `path` itself without --symfs (`symfs` empty),
+// else symfs + the lexically normalized path, nullopt when ".." would climb out of the
+// root or symlinks lead out of the symfs. "/tmp/jit-7.dump" under "/sysroot" →
+// "/sysroot/tmp/jit-7.dump".
+std::optional<std::string> PathUnderSymfs(const std::string& symfs, std::string_view path);
 
 }  // namespace perflens

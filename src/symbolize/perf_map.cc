@@ -43,17 +43,11 @@ bool ParseHex(std::string_view line, size_t* pos, uint64_t* value) {
   return true;
 }
 
-struct MapEntry {
-  uint64_t start, size;
-  std::string_view name;
-};
+}  // namespace
 
-// Adds `entries` (file order) to `table` so that each address resolves to the newest
-// entry covering it: walked newest first, an entry keeps only the parts of its range
-// that no newer entry covers (split in pieces of the same name). A zero-size entry
-// claims its start byte only (its end comes from Finish), and is dropped when a newer
-// one covers that byte.
-void AddNewestFirst(const std::vector<MapEntry>& entries, SymbolTable* table) {
+// Walked newest first, an entry keeps only the parts of its range that no newer entry
+// covers (split in pieces of the same name).
+void AddNewestFirst(std::span<const JitSymbolEntry> entries, SymbolTable* table) {
   std::map<uint64_t, uint64_t> covered;  // disjoint [start, end), merged
   auto add_covered = [&covered](uint64_t start, uint64_t end) {
     auto it = covered.upper_bound(start);
@@ -81,11 +75,9 @@ void AddNewestFirst(const std::vector<MapEntry>& entries, SymbolTable* table) {
   }
 }
 
-}  // namespace
-
 SymbolTable ParsePerfMap(std::string_view text, size_t* bad_lines) {
   SymbolTable table;
-  std::vector<MapEntry> entries;
+  std::vector<JitSymbolEntry> entries;
   size_t bad = 0;
   while (!text.empty()) {
     size_t nl = text.find('\n');

@@ -3,6 +3,8 @@
 // Addresses are absolute process addresses (the anon map is an identity map).
 #pragma once
 
+#include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -10,6 +12,21 @@
 #include "symbolize/symbol_table.h"
 
 namespace perflens {
+
+// One JIT symbol as a runtime announced it: absolute process addresses [start,
+// start + size) (bytes; size 0 = up to the next symbol, set by Finish), name viewed in
+// the caller's buffer (copied by the table).
+struct JitSymbolEntry {
+  uint64_t start, size;
+  std::string_view name;
+};
+
+// Adds `entries`, oldest first (file order), to `table` so that each address resolves
+// to the newest entry covering it; an older entry keeps only the parts of its range no
+// newer entry covers. A zero-size entry claims its start byte only and is dropped when a
+// newer one covers that byte. Ranges that would wrap past 2^64 end there. Shared by the
+// perf map and the jitdump (jitdump.h). Call table->Finish() afterwards.
+void AddNewestFirst(std::span<const JitSymbolEntry> entries, SymbolTable* table);
 
 // Parses perf-map text into absolute-address symbols (Finish() already applied), as
 // perf's dso__load_perf_map: numbers parsed like strtoull(…, 16), one separator after

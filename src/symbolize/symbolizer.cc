@@ -24,6 +24,7 @@
 #include "symbolize/debug_file_finder.h"
 #include "symbolize/elf_symbols.h"
 #include "symbolize/kallsyms.h"
+#include "symbolize/jitdump.h"
 #include "symbolize/perf_map.h"
 #include "symbolize/vdso.h"
 
@@ -332,6 +333,8 @@ struct Symbolizer::Impl {
   void LoadKernel(const Dso& dso, Parts* e);
   bool LoadVmlinux(const Dso& dso, Parts* e);
   void LoadJit(const Dso& dso, Parts* e);
+  // True when the jitdump named by the marker gave the symbols; else noted, false.
+  bool LoadJitdump(const Dso& dso, Parts* e);
   void LoadKsymbol(const Dso& dso, Parts* e);
   void LoadVdso(const Dso& dso, Parts* e);
   // Counts a Dso under `cls`; the first one's message is the summary line. `dso`: the
@@ -724,7 +727,10 @@ void Symbolizer::Impl::LoadKernel(const Dso& dso, Parts* e) {
   Loaded(e, std::move(rel), path);
 }
 
+// A process with a jitdump marker resolves through its jitdump (sizes, moves, written
+// by the runtime itself); the perf map only when there is none or it cannot be used.
 void Symbolizer::Impl::LoadJit(const Dso& dso, Parts* e) {
+  if (dso.jit_pid && LoadJitdump(dso, e)) return;
   std::string path = dso.jit_pid ? fmt::format("/tmp/perf-{}.map", dso.jit_pid) : dso.long_name();
   auto text = ReadTextFile(path);
   if (!text.ok()) {
@@ -737,6 +743,42 @@ void Symbolizer::Impl::LoadJit(const Dso& dso, Parts* e) {
     Note("jit map lines", fmt::format("{}: {} malformed lines skipped", path, bad));
   }
   Loaded(e, std::move(t), path);
+}
+
+bool Symbolizer::Impl::LoadJitdump(const Dso& dso, Parts* e) {
+  // The marker is the process's map of its own dump; the model keeps it as an ordinary
+  // file Dso (no sample lands in it), first seen first.
+  const Dso* marker = nullptr;
+  if (machine) {
+    for (const auto& d : machine->dsos()) {
+      if (d->kind() == DsoKind::kUser && IsJitdumpMarker(d->long_name(), dso.jit_pid)) {
+        marker = d.get();
+        break;
+      }
+    }
+  }
+  if (!marker) return false;
+  auto path = PathUnderSymfs(options.symfs, marker->long_name());
+  if (!path) {
+    Note("jitdump", fmt::format("{}: outside --symfs {}, using the perf map", marker->printable_long_name(),
+                                options.symfs));
+    return false;
+  }
+  auto dump = ReadJitdump(*path);
+  if (!dump.ok()) {
+    Note("jitdump", fmt::format("{}, using the perf map", dump.error().message));
+    return false;
+  }
+  if (dump->pid != dso.jit_pid) {
+    Note("jitdump", fmt::format("{}: written by pid {}, mapped by pid {}; using the perf map", *path, dump->pid,
+                                dso.jit_pid));
+    return false;
+  }
+  if (dump->bad_records) {
+    Note("jitdump records", fmt::format("{}: {} damaged records skipped", *path, dump->bad_records));
+  }
+  Loaded(e, std::move(dump->symbols), *path);
+  return true;
 }
 
 void Symbolizer::Impl::LoadKsymbol(const Dso& dso, Parts* e) {

@@ -37,6 +37,7 @@
 #include "report/json_printer.h"
 #include "report/stdio_printer.h"
 #include "symbolize/dwarf_index.h"
+#include "symbolize/jitdump.h"
 #include "symbolize/kallsyms.h"
 #include "symbolize/perf_map.h"
 #include "unwind/unwinder.h"
@@ -381,6 +382,21 @@ inline int FuzzPerfMap(const uint8_t* data, size_t size) {
       inv.Expect(sym->start <= addr, "Find({:#x}) gave a symbol starting at {:#x}", addr, sym->start);
     }
   Sink(bad);
+  return inv.Finish();
+}
+
+inline int FuzzJitdump(const uint8_t* data, size_t size) {
+  auto d = ParseJitdump(std::span<const uint8_t>(data, size));
+  Invariants inv;
+  if (d.ok()) {
+    inv.Expect(d->bad_records + d->code_loads + d->code_moves <= size / 16, "{} records counted in {} bytes",
+               d->bad_records + d->code_loads + d->code_moves, size);
+    for (uint64_t addr : {uint64_t{0}, uint64_t{0x1000}, uint64_t{0x7f0000001000}, ~uint64_t{0}})
+      if (const Symbol* sym = d->symbols.Find(addr)) {
+        Sink(sym->name.size());
+        inv.Expect(sym->start <= addr, "Find({:#x}) gave a symbol starting at {:#x}", addr, sym->start);
+      }
+  }
   return inv.Finish();
 }
 

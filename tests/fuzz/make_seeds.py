@@ -9,6 +9,7 @@ decompress seeds: zip bombs (needs the zstd command): the header records of
   32 MiB of SAMPLE records padded to 4 KiB, 288 MiB in all (past the reader's default
   256 MiB cap): without FINISHED_ROUND (the ordering queue fills up) and with one every
   1,000 samples.
+jitdump seeds: jit-PID.dump files written here (both byte orders, and damaged records).
 The json, call_graph, script, dump and header targets read the report seeds
 (tests/fuzz/run.sh, tests/hardening/fuzz_regression_test.cc).
 """
@@ -105,6 +106,31 @@ def bombs():
         open(os.path.join(out_dir('decompress'), name), 'wb').write(out)
 
 
+def jitdumps():
+    """jit-PID.dump seeds (layout: src/symbolize/jitdump.h)."""
+    def hdr(e):
+        return struct.pack(e + 'IIIIIIQQ', 0x4A695444, 1, 40, 62, 0, 77, 1000, 0)
+
+    def rec(e, rid, body):
+        return struct.pack(e + 'IIQ', rid, 16 + len(body), 1) + body
+
+    def load(e, addr, size, idx, name, code=None):
+        code = b'\xcc' * size if code is None else code
+        return rec(e, 0, struct.pack(e + 'IIQQQQ', 1, 1, addr, addr, size, idx) + name + b'\0' + code)
+
+    def move(e, old, new, size, idx):
+        return rec(e, 1, struct.pack(e + 'IIQQQQQ', 1, 1, new, old, new, size, idx))
+
+    for e, name in (('<', 'basic-le'), ('>', 'basic-be')):
+        data = (hdr(e) + load(e, 0x7f0000001000, 0x40, 1, b'Interp::add') + load(e, 0x7f0000002000, 0x10, 2, b'x') +
+                move(e, 0x7f0000001000, 0x7f0000009000, 0x40, 1) + rec(e, 3, b''))
+        open(os.path.join(out_dir('jitdump'), name), 'wb').write(data)
+    bad = (hdr('<') + load('<', 0x1000, 0x10, 1, b'nonul', code=b'') +
+           load('<', 0x2000, 0xfffffffffffffff0, 2, b'big', code=b'') + move('<', 5, 6, 7, 99) +
+           struct.pack('<IIQ', 0, 0xffffffff, 0))
+    open(os.path.join(out_dir('jitdump'), 'bad'), 'wb').write(bad)
+
+
 def main():
     for target in ('reader', 'report'):
         for f in FILES:
@@ -137,6 +163,7 @@ def main():
     for target, files in texts.items():
         for name, text in files.items():
             open(os.path.join(out_dir(target), name), 'w').write(text)
+    jitdumps()
     bombs()
 
 

@@ -28,7 +28,7 @@ const std::map<std::string, Entry>& Entries() {
       {"report", fuzz::FuzzReport},         {"json", fuzz::FuzzJson},
       {"call_graph", fuzz::FuzzCallGraph},  {"script", fuzz::FuzzScript},
       {"dump", fuzz::FuzzDump},             {"header", fuzz::FuzzHeader},
-      {"dwarf", fuzz::FuzzDwarf},
+      {"dwarf", fuzz::FuzzDwarf},           {"jitdump", fuzz::FuzzJitdump},
   };
   return m;
 }

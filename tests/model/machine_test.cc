@@ -282,6 +282,33 @@ TEST(MachineTest, VdsoBelow4GiBOnX86_64IsVdso32) {
   EXPECT_EQ(m32.FindMap(m32.FindThread(100), kMiscUser, 0xf7fc1000)->dso->kind(), DsoKind::kVdso);
 }
 
+// After `perf inject --jit`: jitted-*.so maps at the JIT's code addresses, then an
+// executable map of the runtime's code heap file over them; the injected names stay.
+TEST(MachineTest, HeapFileMapKeepsInjectedJittedMaps) {
+  Machine m;
+  const std::string j1 = "/home/u/.debug/jit/x/jitted-4242-1.so", j2 = "/home/u/.debug/jit/x/jitted-4242-2.so";
+  const std::string heap = "/dev/shm/code-heap", lib = "/usr/lib/libfoo.so";
+  m.ProcessMmap(Mmap(4242, 4242, 0x7f0000001000, 0x100, 0x40, j1), kMiscUser);
+  m.ProcessMmap(Mmap(4242, 4242, 0x7f0000002000, 0x80, 0x40, j2), kMiscUser);
+  m.ProcessMmap(Mmap(4242, 4242, 0x7f0000000000, 0x10000, 0x3000, heap), kMiscUser);
+  Thread* t = m.FindThread(4242);
+  auto name_at = [&](uint64_t ip) {
+    const Map* map = m.FindMap(t, kMiscUser, ip);
+    return map ? map->dso->long_name() : std::string("<none>");
+  };
+  EXPECT_EQ(name_at(0x7f0000001010), j1);
+  EXPECT_EQ(m.FindMap(t, kMiscUser, 0x7f0000001010)->pgoff, 0x40u);
+  EXPECT_EQ(name_at(0x7f00000020ff - 0x80), j2);
+  EXPECT_EQ(name_at(0x7f0000000800), heap);  // the heap elsewhere
+  EXPECT_EQ(name_at(0x7f0000001100), heap);
+  const Map* h = m.FindMap(t, kMiscUser, 0x7f0000003000);
+  ASSERT_NE(h, nullptr);
+  EXPECT_EQ(h->MapIp(0x7f0000003000), 0x3000u + 0x3000);  // the heap's offsets stay its own
+  // A non-executable map (data) or another file does replace them as usual.
+  m.ProcessMmap(Mmap(4242, 4242, 0x7f0000002000, 0x1000, 0, lib, PROT_READ), kMiscUser);
+  EXPECT_EQ(name_at(0x7f0000002010), lib);
+}
+
 TEST(MachineTest, AnonExecutableMemoryIsAJitMap) {
   Machine m;
   const std::string anon = "//anon";

@@ -79,10 +79,12 @@ std::vector<uint8_t> JitRecording(uint32_t pid) {
 
 class StdioPrinterTest : public ::testing::Test {
  protected:
-  // Writes /tmp/perf-<pid>.map for this test's pid and removes it afterwards.
-  void UseJitPid(uint32_t pid) {
-    pid_ = pid;
-    map_path_ = "/tmp/perf-" + std::to_string(pid) + ".map";
+  // Writes /tmp/perf-<pid>.map for a pid of this test process's own (five digits, as
+  // perf's text below has them) and removes it afterwards: ctest runs tests in parallel
+  // processes, which must not share or delete each other's map.
+  void UseJitPid() {
+    pid_ = 10000 + static_cast<uint32_t>(getpid()) % 50000;  // below sample_sums_test's 60000..64999
+    map_path_ = "/tmp/perf-" + std::to_string(pid_) + ".map";
     std::ofstream(map_path_) << "7f0000001000 100 main\n7f0000002000 100 compute\n7f0000003000 100 helper\n"
                                 "7f0000004000 100 leaf_a\n7f0000005000 100 leaf_b\n";
   }
@@ -123,7 +125,7 @@ const char kPreamble[] =
     "# Event count (approx.): 11000\n#\n";
 
 TEST_F(StdioPrinterTest, NoChildrenGraphMatchesPerf) {
-  UseJitPid(47123);
+  UseJitPid();
   ReportOptions o;
   o.children = false;
   EXPECT_EQ(RunJit(o), ForPid(std::string(kPreamble) +
@@ -161,7 +163,7 @@ TEST_F(StdioPrinterTest, NoChildrenGraphMatchesPerf) {
 }
 
 TEST_F(StdioPrinterTest, SeparatorModeMatchesPerf) {
-  UseJitPid(47124);
+  UseJitPid();
   ReportOptions o;
   o.children = false;
   o.call_graph = "none";
@@ -177,7 +179,7 @@ TEST_F(StdioPrinterTest, SeparatorModeMatchesPerf) {
 }
 
 TEST_F(StdioPrinterTest, PercentLimitHidesSmallRowsButKeepsWidths) {
-  UseJitPid(47125);
+  UseJitPid();
   ReportOptions o;
   o.children = false;
   o.call_graph = "none";
@@ -192,7 +194,7 @@ TEST_F(StdioPrinterTest, PercentLimitHidesSmallRowsButKeepsWidths) {
 }
 
 TEST_F(StdioPrinterTest, SamplesColumnAndPidKeyMatchPerf) {
-  UseJitPid(47126);
+  UseJitPid();
   ReportOptions o;
   o.children = false;
   o.call_graph = "none";
@@ -207,7 +209,7 @@ TEST_F(StdioPrinterTest, SamplesColumnAndPidKeyMatchPerf) {
 }
 
 TEST_F(StdioPrinterTest, CpuColumnWithoutRecordedCpuMatchesPerf) {
-  UseJitPid(47127);
+  UseJitPid();
   ReportOptions o;
   o.children = false;
   o.call_graph = "none";
@@ -285,7 +287,7 @@ TEST(StdioPrinterUnitsTest, UnresolvedRowsWidenTheDsoColumn) {
 // hands views into the decompressed bytes to the resolving thread, so they must stay
 // valid after the reader has moved on (PerfFile keeps them until the next read).
 TEST_F(StdioPrinterTest, CompressedRecordsReadOnAnotherThread) {
-  UseJitPid(47141);
+  UseJitPid();
   const uint32_t pid = pid_;
   auto record = [&](bool compressed) {
     PerfDataWriter w;
@@ -326,7 +328,7 @@ TEST_F(StdioPrinterTest, CompressedRecordsReadOnAnotherThread) {
 // row's call graph: perf's callchain_append returns on an empty cursor, so folded and
 // flat output have no "value" line without frames (perflens printed "25.00% ").
 TEST_F(StdioPrinterTest, DiscardedChainsPrintNoEmptyFoldedLine) {
-  UseJitPid(47142);
+  UseJitPid();
   PerfDataWriter w;
   w.AddAttr(CpuClock(true));
   w.Mmap2(JitMap(pid_));
@@ -355,7 +357,7 @@ TEST_F(StdioPrinterTest, DiscardedChainsPrintNoEmptyFoldedLine) {
 }
 
 TEST_F(StdioPrinterTest, SecondThreadGivesTheSameReport) {
-  UseJitPid(47140);
+  UseJitPid();
   const uint32_t pid = pid_;
   PerfDataWriter w;
   w.AddAttr(CpuClock(true));
@@ -402,7 +404,7 @@ TEST_F(StdioPrinterTest, SecondThreadGivesTheSameReport) {
 // "[k] 0x2" (root, first in caller order) and "[.] 0x1" (after main). perf 6.1 prints
 // the same rows for these bytes (`perf report --stdio --children -g none`).
 TEST_F(StdioPrinterTest, UnmappedChainNodesTakeThePreviousLevel) {
-  UseJitPid(47141);
+  UseJitPid();
   PerfDataWriter w;
   w.AddAttr(CpuClock(true));
   w.Comm(pid_, pid_, "jitapp");
@@ -427,7 +429,7 @@ TEST_F(StdioPrinterTest, UnmappedChainNodesTakeThePreviousLevel) {
 // -t: the separator's first character inside a value becomes '.' (perf's
 // repsep_snprintf), so C++ names with commas keep a -t , report parseable.
 TEST_F(StdioPrinterTest, SeparatorInsideValuesBecomesDot) {
-  UseJitPid(47142);
+  UseJitPid();
   std::ofstream(map_path_) << "7f0000001000 100 std::map<int, int>::find\n";
   PerfDataWriter w;
   w.AddAttr(CpuClock(false));
@@ -452,7 +454,7 @@ TEST_F(StdioPrinterTest, SeparatorInsideValuesBecomesDot) {
 // then turns Children off, so a piped recording's graphs print root first (checked on
 // a `perf record -g -o -` recording); an explicit order still wins.
 TEST_F(StdioPrinterTest, PipeModeGraphsAreCallerFirst) {
-  UseJitPid(47143);
+  UseJitPid();
   PerfDataWriter w(PerfDataWriter::kPipe);
   w.AddAttr(CpuClock(true));
   w.Comm(pid_, pid_, "jitapp");

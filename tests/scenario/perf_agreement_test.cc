@@ -275,6 +275,26 @@ TEST_F(PerfAgreement, CxxDemangling) {
   EXPECT_EQ(ours.Count("templates", "templates", "[.] _Z"), 0) << "mangled names left";
 }
 
+// A tiny JIT (programs/jitdump_spin.c, x86_64) writes jit-PID.dump, maps it PROT_EXEC
+// and spins in anonymous code: perflens names the code from the dump without `perf
+// inject --jit`, where perf 6.1 prints a raw address (README "differs on purpose"), so
+// no agreement with perf is asked here.
+TEST_F(PerfAgreement, JitdumpWithoutInject) {
+#if !defined(__x86_64__)
+  GTEST_SKIP() << "the JIT's code is x86_64";
+#endif
+  ASSERT_NO_FATAL_FAILURE(Build("cc -O1 -o jit " + Program("jitdump_spin.c")));
+  ASSERT_NO_FATAL_FAILURE(RecordRaw(Env() + "perf record -q -F 2000 -o x.data -- ./jit " + ShellQuote(dir_) +
+                                    " >/dev/null"));
+  CommandResult lens = Sh(Env() + ShellQuote(PerflensBinary()) + " report -i x.data " + kReportArgs);
+  live_.Gate(lens.exit_code == 0, "perflens report exited with " + std::to_string(lens.exit_code) + ": " +
+                                      lens.err.substr(0, 2000));
+  ParsedReport ours = ParseReport(lens.out);
+  const long total = ours.TotalSamples(), named = ours.Count("jit", "", "[.] jit_spin_loop");
+  live_.Gate(total > 0 && named * 2 > total, "jit_spin_loop has " + std::to_string(named) + " of " +
+                                                 std::to_string(total) + " samples:\n" + lens.out.substr(0, 2000));
+}
+
 // perf record -a while hot runs: every process on the machine, hot's rows among them.
 TEST_F(PerfAgreement, SystemWide) {
   ASSERT_NO_FATAL_FAILURE(Build(std::string("cc ") + kCFlags + " -o hot " + Program("hot.c")));
