@@ -249,7 +249,7 @@ Status Archive::Process() {
         break;
       case DsoKind::kUser: {
         if (dso->build_id().empty()) {
-          skip(*dso, "no build-id recorded: cannot be archived by build-id");
+          skip(*dso, "no build-id recorded (perf record writes them for DSOs with samples; --buildid-all for every DSO): cannot be archived by build-id");
           break;
         }
         const DsoModule* m = symbolizer.Module(*dso);
@@ -275,7 +275,7 @@ Status Archive::Process() {
       case DsoKind::kVdso32:
       case DsoKind::kVdsox32: {
         if (dso->build_id().empty()) {
-          skip(*dso, "no build-id recorded: cannot be archived by build-id");
+          skip(*dso, "no build-id recorded (perf record writes them for DSOs with samples; --buildid-all for every DSO): cannot be archived by build-id");
           break;
         }
         const DsoModule* m = symbolizer.Module(*dso);
