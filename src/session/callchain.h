@@ -26,7 +26,10 @@ struct CallchainFrame {
 // `entry(ip, cpumode, exact)` for each real entry kept. Context markers switch the
 // cpumode (the walk starts as user). Returns false at any other marker — a corrupt
 // chain, which perf drops whole: the caller discards what `entry` did for it.
-// `exact` is true for the first recorded entry (the others are return addresses).
+// `exact` is true for the first entry after each context marker (and for the first
+// entry of a chain without one): the kernel part's sample ip, and the user part's
+// interrupted pc (the faulting or next instruction, or the one after `syscall`), which
+// is not a return address; the others are.
 // `keep_root_side`: see ResolveCallchain.
 //
 // `unwound_begin` < chain.size: entries from there on are a DWARF-unwound user part
@@ -57,6 +60,7 @@ bool WalkCallchain(const U64Array& chain, int max_stack, bool keep_root_side, En
       else if (ip == kContextUser) frame_mode = kMiscUser;
       else if (ip == kContextHv) frame_mode = kMiscHypervisor;
       else return false;
+      seen_entry = false;  // the next entry is this context's interrupted pc
       continue;
     }
     const bool is_first_entry = !seen_entry;
@@ -84,8 +88,8 @@ void PrefetchCallchain(const Resolver& resolver, const Thread* thread, const U64
 
 // Resolves `chain` into `frames` (cleared first; the vector is reused so a warm walk
 // does not allocate). Returns false for a corrupt chain, leaving `frames` empty.
-// perf 6.1 looks return addresses up unadjusted (the default);
-// `adjust_return_addresses` looks every entry after the first up at ip - 1.
+// `adjust_return_addresses` (the default) looks every entry that is not WalkCallchain's
+// `exact` up at ip - 1 (ResolveEntry); perf 6.1 looks them up as they are.
 // `keep_root_side`: with more than `max_stack` entries keep the outermost ones (perf's
 // caller order) instead of the innermost (callee order).
 // One recorded entry's location. `return_address` (an entry after the first of the

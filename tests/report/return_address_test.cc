@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "base/mapped_file.h"
 #include "report/report.h"
@@ -36,7 +37,7 @@ class ReturnAddressTest : public ::testing::Test {
 
   // One sample in `leaf` whose caller's return address is exactly next_function's start
   // (the call was the last instruction of ends_with_call).
-  std::string Run(bool adjust) {
+  std::string Run(bool adjust, std::vector<uint64_t> chain = {}) {
     PerfDataWriter w;
     EventAttr a;
     a.type = 1;
@@ -50,7 +51,7 @@ class ReturnAddressTest : public ::testing::Test {
     s.pid = s.tid = kPid;
     s.period = 1000;
     s.ip = kBase + 0x210;
-    s.callchain = {kContextUser, kBase + 0x210, kBase + 0x100};
+    s.callchain = chain.empty() ? std::vector<uint64_t>{kContextUser, kBase + 0x210, kBase + 0x100} : chain;
     w.Sample(0, s);
     auto file = PerfFile::FromBytes(MappedFile::FromBuffer(w.Finish()));
     EXPECT_TRUE(file.ok());
@@ -81,6 +82,18 @@ TEST_F(ReturnAddressTest, AdjustedChargesTheCaller) {
   std::string out = Run(true);
   EXPECT_NE(out.find(" 100.00%| 0.00%  |[.] ends_with_call\n"), std::string::npos) << out;
   EXPECT_EQ(out.find("next_function"), std::string::npos) << out;
+}
+
+// A kernel sample (a page fault on next_function's first instruction): the first user
+// entry after the kernel part is the interrupted pc, not a return address, so it is
+// looked up as it is even with the adjustment; the entries after it are callers.
+TEST_F(ReturnAddressTest, InterruptedUserPcIsNotAReturnAddress) {
+  const std::vector<uint64_t> chain = {kContextKernel, 0xffffffff81000100ULL, kContextUser, kBase + 0x100,
+                                       kBase + 0x210};
+  std::string out = Run(true, chain);
+  EXPECT_NE(out.find(" 100.00%| 0.00%  |[.] next_function\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("[.] 0xffffffff81000100\n"), std::string::npos) << out;  // the kernel part
+  EXPECT_EQ(out.find("ends_with_call"), std::string::npos) << out;
 }
 
 }  // namespace
