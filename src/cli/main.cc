@@ -45,6 +45,7 @@ struct ReportArgs {
   bool bare_call_graph = false;  // -g without a value
   bool inverted = false;         // -G
   bool quiet = false;            // -q
+  std::string percentage;        // --percentage relative|absolute
   ReportOptions options;
 };
 
@@ -56,6 +57,11 @@ int RunReport(ReportArgs& a, const ReaderOptions& reader) {
   if (!a.call_graph.empty()) o.call_graph = a.call_graph;
   else if (a.bare_call_graph) o.call_graph = "graph,0.5,caller,function,percent";  // perf's CALLCHAIN_DEFAULT_OPT
   if (a.inverted) o.call_graph += ",caller";
+  if (!a.percentage.empty()) {
+    if (a.percentage != "relative" && a.percentage != "absolute")
+      return Fail(Error{"--percentage is relative or absolute, not '" + a.percentage + "'"});
+    o.percentage_relative = a.percentage == "relative";
+  }
   o.comms = SplitCommas(a.comms);
   o.dsos = SplitCommas(a.dsos);
   o.symbols = SplitCommas(a.symbols);
@@ -113,6 +119,15 @@ int main(int argc, char** argv) {
           ->expected(0, 1);
   report->add_flag("-G,--inverted", ra.inverted, "Caller-first call graphs (-g caller)");
   report->add_flag("-n,--show-nr-samples", ra.options.show_nr_samples, "Show sample counts");
+  report->add_flag("--show-total-period", ra.options.show_total_period, "Show a Period column");
+  report->add_option("--time", ra.options.time,
+                     "Only samples in these times: START,END (seconds; several separated by spaces) or "
+                     "percent slices of the recording (10%/2, 0%-10%,30%-40%)");
+  report->add_option("-C,--cpu", ra.options.cpu_list, "Only samples on these cpus (0-3,6)");
+  report->add_flag("-U,--hide-unresolved", ra.options.hide_unresolved,
+                   "Leave out samples and callchain entries without a symbol");
+  report->add_option("--percentage", ra.percentage,
+                     "relative: percentages of what the filters keep; absolute (default): of all samples");
   report->add_option("--max-stack", ra.options.max_stack, "Callchain depth limit");
   AddInlineFlags(report, &ra.options.inline_frames);
   AddReturnAddressFlags(report, &ra.options.adjust_return_addresses);

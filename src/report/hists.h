@@ -76,6 +76,10 @@ class Hists {
   uint64_t total_period = 0;
   uint64_t nr_samples = 0;
   uint64_t total_period_sys = 0, total_period_us = 0;
+  // The same over the samples no -c/-d/-S/--pid/--tid filter left out (perf's
+  // total_non_filtered_period); --percentage relative makes them the totals.
+  uint64_t non_filtered_period = 0, nr_non_filtered_samples = 0;
+  uint64_t non_filtered_period_sys = 0, non_filtered_period_us = 0;
 
  private:
   // Applies `update` to every row; if any changed, rebuilds the table in row order,

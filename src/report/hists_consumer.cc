@@ -7,11 +7,16 @@
 namespace perflens {
 namespace {
 
-void AddTotals(Hists* hists, uint64_t period, uint16_t cpumode, uint64_t nr_samples) {
+void AddTotals(Hists* hists, uint64_t period, uint16_t cpumode, uint64_t nr_samples, bool filtered) {
   hists->total_period += period;
   hists->nr_samples += nr_samples;
   if (cpumode == kMiscKernel) hists->total_period_sys += period;
   else if (cpumode == kMiscUser) hists->total_period_us += period;
+  if (filtered) return;
+  hists->non_filtered_period += period;
+  hists->nr_non_filtered_samples += nr_samples;
+  if (cpumode == kMiscKernel) hists->non_filtered_period_sys += period;
+  else if (cpumode == kMiscUser) hists->non_filtered_period_us += period;
 }
 
 }  // namespace
@@ -61,7 +66,7 @@ void HistsConsumer::OnSlotSums(std::span<const SlotSum> sums) {
   for (const SlotSum& sum : sums) {
     const KeySlot& slot = key_slots_[sum.slot];
     Hists& hists = hists_[slot.evsel];
-    AddTotals(&hists, sum.period, slot.cpumode, sum.nr_samples);
+    AddTotals(&hists, sum.period, slot.cpumode, sum.nr_samples, slot.row == kNoRow);
     if (slot.row != kNoRow) Hists::AddSelf(&hists.at(slot.row), sum.period, slot.cpumode, sum.nr_samples);
   }
   key_slots_.clear();
@@ -69,7 +74,7 @@ void HistsConsumer::OnSlotSums(std::span<const SlotSum> sums) {
 
 void HistsConsumer::OnSample(const ResolvedSample& s) {
   Hists& hists = hists_[s.evsel];
-  AddTotals(&hists, s.period, s.cpumode, s.nr_samples);
+  AddTotals(&hists, s.period, s.cpumode, s.nr_samples, s.filtered);
   if (s.filtered) return;
 
   HistEntry proto = SelfProto(s);
@@ -141,6 +146,15 @@ void HistsConsumer::ReplaceSymbols(const std::unordered_map<const Symbol*, const
 
 void HistsConsumer::Finish() {
   for (Hists& h : hists_) h.ResolvePlaceholderComms();
+}
+
+void HistsConsumer::UseNonFilteredTotals() {
+  for (Hists& h : hists_) {
+    h.total_period = h.non_filtered_period;
+    h.nr_samples = h.nr_non_filtered_samples;
+    h.total_period_sys = h.non_filtered_period_sys;
+    h.total_period_us = h.non_filtered_period_us;
+  }
 }
 
 }  // namespace perflens

@@ -35,6 +35,8 @@ class HistsConsumer : public SampleConsumer {
   void Finish() override;  // perf's comm__override on every Hists
 
   const std::vector<Hists>& hists() const { return hists_; }
+  // --percentage relative: the totals become those of the samples no filter left out.
+  void UseNonFilteredTotals();
 
  private:
   std::vector<Hists> hists_;  // one per evsel

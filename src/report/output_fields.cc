@@ -3,7 +3,7 @@
 namespace perflens {
 
 Result<std::vector<OutputField>> BuildOutputFields(std::string_view fields, const std::vector<const SortKey*>& sort_keys,
-                                                   bool children, bool show_nr_samples) {
+                                                   bool children, bool show_nr_samples, bool show_total_period) {
   std::vector<OutputField> out;
   const bool defaults = fields.empty();
   auto add_numeric = [&](FieldKind k) {
@@ -21,6 +21,7 @@ Result<std::vector<OutputField>> BuildOutputFields(std::string_view fields, cons
     if (children) add_numeric(FieldKind::kChildren);
     add_numeric(FieldKind::kOverhead);
     if (show_nr_samples) add_numeric(FieldKind::kSamples);
+    if (show_total_period) add_numeric(FieldKind::kPeriod);
     for (const SortKey* k : sort_keys) out.push_back({FieldKind::kSortKey, k, std::string(k->header), 0});
     return out;
   }

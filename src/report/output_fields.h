@@ -23,10 +23,10 @@ struct OutputField {
   bool numeric() const { return kind != FieldKind::kSortKey; }
 };
 
-// `fields` is the -F list (empty → defaults: [Children,] Overhead/Self, [Samples,] sort
-// keys). Sort keys named in -F but not in --sort are allowed (as perf). Errors name the
-// unknown field.
+// `fields` is the -F list (empty → defaults: [Children,] Overhead/Self, [Samples,]
+// [Period,] sort keys). Sort keys named in -F but not in --sort are allowed (as perf).
+// Errors name the unknown field.
 Result<std::vector<OutputField>> BuildOutputFields(std::string_view fields, const std::vector<const SortKey*>& sort_keys,
-                                                   bool children, bool show_nr_samples);
+                                                   bool children, bool show_nr_samples, bool show_total_period = false);
 
 }  // namespace perflens

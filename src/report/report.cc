@@ -55,6 +55,21 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   so.filter.dsos = options.dsos;
   so.filter.symbols = options.symbols;
   so.deliver_filtered = true;  // perf: filtered samples still count in the totals
+  so.filter.hide_unresolved = options.hide_unresolved;
+  if (!options.time.empty()) {
+    const HeaderEnv& env = file->env();
+    auto ranges = ParseTimeRanges(options.time, {env.first_sample_time, env.last_sample_time});
+    if (!ranges) return ranges.error();
+    so.filter.time_ranges = std::move(*ranges);
+  }
+  if (!options.cpu_list.empty()) {
+    bool has_cpu = false;
+    for (const auto& ev : file->evsels()) has_cpu |= (ev.attr.sample_type & kSampleCpu) != 0;
+    if (!has_cpu) return Error{"-C/--cpu: the file's samples do not record the cpu (PERF_SAMPLE_CPU)"};
+    auto cpus = ParseCpuList(options.cpu_list);
+    if (!cpus) return cpus.error();
+    so.filter.cpus = std::move(*cpus);
+  }
   const bool chains = r->children_ || cg.mode != CallGraphMode::kNone;
   so.needs.assign(file->evsels().size(), SampleNeeds{true, chains});
   so.max_stack = options.max_stack;
@@ -82,7 +97,11 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
 
 Report::~Report() = default;
 
-Status Report::Process() { return session_->Run(); }
+Status Report::Process() {
+  Status st = session_->Run();
+  if (st && options_.percentage_relative) hists_->UseNonFilteredTotals();
+  return st;
+}
 
 std::vector<std::string> Report::SummaryLines() const {
   std::vector<std::string> lines = session_->ProblemLines();

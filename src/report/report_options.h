@@ -19,6 +19,15 @@ struct ReportOptions {
   std::optional<bool> children;       // --children/--no-children; unset → on with callchains
   std::string call_graph = "graph,0.5";  // -g: graph/fractal/flat/folded/none[,threshold][,caller/callee]
   bool show_nr_samples = false;       // -n
+  bool show_total_period = false;     // --show-total-period: a Period column after Samples
+  // perf's --time: intervals or percent slices of the recording (session/time_cpu_filter.h);
+  // samples outside are in no total, and "# Samples:" says "(time slices: ...)".
+  std::string time;
+  std::string cpu_list;               // -C/--cpu "0-3,6": only these cpus' samples
+  bool hide_unresolved = false;       // -U: samples and callchain entries without a symbol left out
+  // --percentage relative: percentages of what the -c/-d/-S/--pid/--tid filters keep
+  // (perf's filter_relative); absolute (default): of every sample.
+  bool percentage_relative = false;
   int max_stack = 127;                // --max-stack
   bool inline_frames = true;          // --inline / --no-inline (DWARF-unwound frames)
   // Callers looked up at return address - 1 (the default; --no-return-address-adjust:

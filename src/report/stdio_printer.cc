@@ -31,6 +31,23 @@ double Percent(uint64_t part, uint64_t total) {
 
 void Pad(std::string* out, size_t n) { out->append(n, ' '); }
 
+// The filter list that elides sort key `name` (perf's get_elide: -c for comm, -d for
+// dso, -S for sym, when it names exactly one value), or nullptr.
+const std::vector<std::string>* ElisionList(const ReportOptions& o, std::string_view name) {
+  const std::vector<std::string>* list = name == "comm" ? &o.comms
+                                         : name == "dso" ? &o.dsos
+                                         : name == "sym" ? &o.symbols
+                                                         : nullptr;
+  return list && list->size() == 1 ? list : nullptr;
+}
+
+// Whether the column of key `name` is left out: elided, unless every key would be
+// (perf shows them all again then).
+bool ElidedKey(const ReportOptions& o, const std::vector<const SortKey*>& keys, std::string_view name) {
+  if (!ElisionList(o, name)) return false;
+  return std::any_of(keys.begin(), keys.end(), [&](const SortKey* k) { return !ElisionList(o, k->name); });
+}
+
 // The call-graph text of each row (`texts` parallel to `rows`), made on two threads:
 // trees are independent, each thread builds with its own scratch, and the texts are
 // the same as one thread's.
@@ -67,17 +84,24 @@ Status PrintReportStdio(const HistsOutput& report, std::string* out) {
   const auto& evsels = report.evsels();
 
   out->append("# To display the perf.data header info, please use --header/--header-only options.\n#\n");
+  // perf's sort__setup_elide: a key filtered to one value is a line here, not a column.
+  for (const SortKey* k : report.hists().empty() ? std::vector<const SortKey*>{} : report.hists()[0].keys())
+    if (const std::vector<std::string>* list = ElisionList(o, k->name))
+      fmt::format_to(std::back_inserter(*out), "# {}: {}\n", k->name == "sym" ? "symbol" : k->name, list->front());
   fmt::format_to(std::back_inserter(*out), "#\n# Total Lost Samples: {}\n#\n", report.total_lost_samples());
 
   std::string cell;
   for (size_t ei = 0; ei < report.hists().size(); ++ei) {
     const Hists& h = report.hists()[ei];
     if (h.nr_samples == 0) continue;  // perf's report.skip-empty
-    auto fields_or = BuildOutputFields(o.fields, h.keys(), children, o.show_nr_samples);
+    auto fields_or = BuildOutputFields(o.fields, h.keys(), children, o.show_nr_samples, o.show_total_period);
     if (!fields_or) return fields_or.error();
     std::vector<OutputField> fields = std::move(*fields_or);
-    fmt::format_to(std::back_inserter(*out), "# Samples: {} of event '{}'\n", SamplesWithUnit(h.nr_samples),
+    std::erase_if(fields, [&](const OutputField& f) { return f.key && ElidedKey(o, h.keys(), f.key->name); });
+    fmt::format_to(std::back_inserter(*out), "# Samples: {} of event '{}'", SamplesWithUnit(h.nr_samples),
                    evsels[ei].name);
+    if (!o.time.empty()) fmt::format_to(std::back_inserter(*out), " (time slices: {})", o.time);
+    out->push_back('\n');
     fmt::format_to(std::back_inserter(*out), "# Event count (approx.): {}\n#\n", h.total_period);
 
     std::vector<const HistEntry*> rows = h.Sorted(report.sort_by_children());

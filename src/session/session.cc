@@ -197,7 +197,8 @@ std::unique_ptr<Session> Session::Open(PerfFile* file, SessionOptions options) {
   s->frame_source_ = std::make_unique<FrameSource>(s->machine_.get(), s->resolver_.get(), s->options_.max_stack,
                                                    s->options_.inline_frames, s->options_.adjust_return_addresses);
   const SessionOptions& o = s->options_;
-  s->coalesce_ = o.coalesce && !chains && file->evsels().size() <= UINT16_MAX;
+  // Summed samples keep neither time nor (always) cpu: the --time/-C filters need each.
+  s->coalesce_ = o.coalesce && !chains && file->evsels().size() <= UINT16_MAX && !o.filter.drops_any();
   s->defer_kernel_symbols_ = o.defer_kernel_symbols && !chains && o.filter.symbols.empty();
   return s;
 }
@@ -648,6 +649,10 @@ U64Array Session::ChainFor(const Sample& s, const Evsel& evsel, const Thread* th
 
 void Session::ProcessDecoded(const Sample& s, const Evsel& sample_evsel, uint64_t perf_data_offset) {
   const Evsel* ev = &sample_evsel;
+  if (options_.filter.Drops(s.time, s.cpu)) {  // --time, -C: as if the sample were not there
+    ++counters_.nr_time_cpu_dropped;
+    return;
+  }
   const uint16_t cpumode = s.cpumode();
   if (cpumode == kMiscGuestKernel || cpumode == kMiscGuestUser) ++counters_.nr_guest;
   const auto evsel = static_cast<uint32_t>(ev->index);
@@ -671,6 +676,10 @@ void Session::ProcessDecoded(const Sample& s, const Evsel& sample_evsel, uint64_
     else if (!rs.location.sym) ++counters_.nr_no_symbol;
     if (deferred) ++deferred->nr_samples;
   }
+  if (filter.hide_unresolved && !rs.location.sym) {  // -U: perf drops it before the histograms
+    ++counters_.nr_unresolved_dropped;
+    return;
+  }
   filtered = filtered || filter.ByLocation(rs.location);
   if (filtered && !options_.deliver_filtered) {
     ++counters_.nr_filtered;
@@ -693,6 +702,8 @@ void Session::ProcessDecoded(const Sample& s, const Evsel& sample_evsel, uint64_
                                    options_.adjust_return_addresses, options_.keep_root_side, unwound_begin,
                                    options_.inline_frames);
     if (!rs.chain_ok) ++counters_.nr_bad_callchains;
+    // -U: perf's add_callchain_ip leaves out the entries without a symbol.
+    if (filter.hide_unresolved) std::erase_if(chain_frames_, [](const CallchainFrame& f) { return !f.al.sym; });
   }
   Deliver(rs);
 }

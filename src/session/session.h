@@ -33,6 +33,7 @@
 #include "session/resolver.h"
 #include "session/sample_counts.h"
 #include "session/sample_sums.h"
+#include "session/time_cpu_filter.h"
 #include "session/worker_pool.h"
 #include "symbolize/symbolizer.h"
 #include "unwind/unwinder.h"
@@ -144,12 +145,24 @@ class SampleConsumer {
 
 // perf's --comms/--pid/--tid/--dsos/--symbols: a sample passes when every non-empty
 // list holds its value (dsos: short or long name; symbols: the resolved name).
+// --time and -C/--cpu (time_ranges, cpus) are apart: the samples they exclude are
+// dropped before anything counts them (Drops), never delivered, as perf does.
 struct SampleFilter {
   std::vector<std::string> comms, dsos, symbols;
   std::vector<uint32_t> pids, tids;
+  std::vector<TimeRange> time_ranges;  // --time; empty: all times
+  std::vector<bool> cpus;              // -C: indexed by cpu; empty: all cpus
+  // -U/--hide-unresolved: samples whose ip has no symbol are dropped (perf report's
+  // process_sample_event), and so are callchain entries without one (add_callchain_ip).
+  bool hide_unresolved = false;
   bool empty() const { return comms.empty() && dsos.empty() && symbols.empty() && pids.empty() && tids.empty(); }
+  bool drops_any() const { return !time_ranges.empty() || !cpus.empty() || hide_unresolved; }
   bool ByThread(const Thread& thread) const;
   bool ByLocation(const AddrLocation& al) const;
+  // --time / -C: whether a sample at `time` (ns) on `cpu` is dropped.
+  bool Drops(uint64_t time, uint32_t cpu) const {
+    return SkipsTime(time_ranges, time) || (!cpus.empty() && (cpu >= cpus.size() || !cpus[cpu]));
+  }
 };
 
 // What to resolve for the samples of one evsel.
@@ -168,6 +181,8 @@ struct SessionCounters : SampleCounts {
   uint64_t nr_guest = 0;            // guest cpumode samples
   uint64_t nr_bad_callchains = 0;   // guest/unknown context markers: chain discarded as perf does
   uint64_t nr_filtered = 0;         // dropped by the filter (not delivered)
+  uint64_t nr_time_cpu_dropped = 0;   // dropped by --time / -C (SampleFilter::Drops)
+  uint64_t nr_unresolved_dropped = 0; // dropped by -U (no symbol at the ip)
   uint64_t total_lost_samples = 0;  // PERF_RECORD_LOST_SAMPLES
   uint64_t total_lost = 0;          // PERF_RECORD_LOST
   uint64_t nr_deferred_kernel_symbols = 0;  // kernel addresses resolved after the read
