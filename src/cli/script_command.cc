@@ -16,7 +16,7 @@ namespace {
 struct ScriptArgs {
   std::string input = "perf.data";
   std::string folded_weight = "samples";
-  std::vector<std::string> comms, pids, tids;
+  std::vector<std::string> comms, pids, tids, dsos, symbols;
   bool quiet = false;  // -q
   ScriptOptions options;
   ReaderOptions* reader = nullptr;
@@ -27,6 +27,12 @@ void Write(std::string_view s) { fwrite(s.data(), 1, s.size(), stdout); }
 int RunScript(ScriptArgs& a) {
   ScriptOptions& o = a.options;
   o.comms = SplitCommas(a.comms);
+  o.dsos = SplitCommas(a.dsos);
+  o.symbols = SplitCommas(a.symbols);
+  if (o.reltime && o.deltatime) {  // perf's message
+    fmt::print(stderr, "perflens: reltime and deltatime - the two don't get along well. Please limit to --reltime or --deltatime.\n");
+    return 1;
+  }
   if (!ParseIds(a.pids, &o.pids) || !ParseIds(a.tids, &o.tids)) {
     fmt::print(stderr, "perflens: --pid/--tid take comma-separated numbers\n");
     return 1;
@@ -76,6 +82,15 @@ CommandRunner RegisterScriptCommand(CLI::App* app, ReaderOptions* reader) {
   AddListOption(cmd, "-c,--comms", &args->comms, "Only these comms");
   AddListOption(cmd, "--pid", &args->pids, "Only these process ids");
   AddListOption(cmd, "--tid", &args->tids, "Only these thread ids");
+  AddListOption(cmd, "--dsos", &args->dsos, "Only samples in these DSOs");
+  AddListOption(cmd, "-S,--symbols", &args->symbols, "Only samples in these symbols");
+  cmd->add_option("--time", o.time,
+                  "Only samples in these times: START,END (seconds; several separated by spaces) or percent "
+                  "slices of the recording (10%/2, 0%-10%,30%-40%)");
+  cmd->add_option("-C,--cpu", o.cpu_list, "Only samples on these cpus (0-3,6)");
+  cmd->add_flag("--ns", o.ns, "Times in nanoseconds");
+  cmd->add_flag("--reltime", o.reltime, "Times relative to the first sample");
+  cmd->add_flag("--deltatime", o.deltatime, "Times relative to the previous sample");
   AddSymbolOptions(cmd, &o.symbolize);
   AddForceOption(cmd, reader);
   return [args]() { return RunScript(*args); };

@@ -63,9 +63,7 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
     so.filter.time_ranges = std::move(*ranges);
   }
   if (!options.cpu_list.empty()) {
-    bool has_cpu = false;
-    for (const auto& ev : file->evsels()) has_cpu |= (ev.attr.sample_type & kSampleCpu) != 0;
-    if (!has_cpu) return Error{"-C/--cpu: the file's samples do not record the cpu (PERF_SAMPLE_CPU)"};
+    if (!AnySampleHas(*file, kSampleCpu)) return Error{kNoCpuEvents};
     auto cpus = ParseCpuList(options.cpu_list);
     if (!cpus) return cpus.error();
     so.filter.cpus = std::move(*cpus);

@@ -1,5 +1,7 @@
 #include "report/script_printer.h"
 
+#include "session/time_cpu_filter.h"
+
 #include <algorithm>
 #include <cstring>
 #include <iterator>
@@ -176,11 +178,27 @@ Result<std::unique_ptr<Script>> Script::Create(PerfFile* file, const ScriptOptio
     // Resolved: folded, the chain or the ip; printed, what the ip field prints.
     if (folded) so.needs.push_back({!chain, chain});
     else so.needs.push_back({(f & kFieldIp) && !chain, (f & kFieldIp) && chain, true});
+    // --dsos/-S decide on the sample ip's location.
+    if (!options.dsos.empty() || !options.symbols.empty()) so.needs.back().location = true;
   }
   so.symbolize = options.symbolize;
   so.filter.comms = options.comms;
   so.filter.pids = options.pids;
   so.filter.tids = options.tids;
+  so.filter.dsos = options.dsos;
+  so.filter.symbols = options.symbols;
+  if (!options.time.empty()) {
+    const HeaderEnv& env = file->env();
+    auto ranges = ParseTimeRanges(options.time, {env.first_sample_time, env.last_sample_time}, options.reltime);
+    if (!ranges) return ranges.error();
+    so.filter.time_ranges = std::move(*ranges);
+  }
+  if (!options.cpu_list.empty()) {
+    if (!AnySampleHas(*file, kSampleCpu)) return Error{kNoCpuEvents};
+    auto cpus = ParseCpuList(options.cpu_list);
+    if (!cpus) return cpus.error();
+    so.filter.cpus = std::move(*cpus);
+  }
   so.max_stack = options.max_stack;
   so.inline_frames = options.inline_frames;
   so.adjust_return_addresses = options.adjust_return_addresses;
@@ -191,6 +209,7 @@ Result<std::unique_ptr<Script>> Script::Create(PerfFile* file, const ScriptOptio
   } else {
     s->writer_ = std::make_unique<ScriptWriter>(*file, std::move(fields), std::move(chains));
     s->writer_->set_symbolizer(&s->session_->symbolizer());
+    s->writer_->set_time_format(options.ns, options.reltime, options.deltatime);
     s->session_->AddConsumer(s->writer_.get());
   }
   return s;
@@ -238,6 +257,19 @@ void ScriptWriter::Finish() {
   out_->clear();
 }
 
+uint64_t ScriptWriter::PrintedTime(uint64_t time) {
+  if (reltime_) {  // perf_sample__fprintf_start: from the first sample printed
+    if (!initial_time_) initial_time_ = time;
+    return time - initial_time_;
+  }
+  if (deltatime_) {
+    const uint64_t t = previous_time_ ? time - previous_time_ : 0;
+    previous_time_ = time;
+    return t;
+  }
+  return time;
+}
+
 void ScriptWriter::OnSample(const ResolvedSample& s) {
   const Evsel& ev = file_.evsels()[s.evsel];
   const uint32_t f = fields_[s.evsel];
@@ -268,7 +300,17 @@ void ScriptWriter::OnSample(const ResolvedSample& s) {
     p = PutIntZeroPad(p, static_cast<int>(s.cpu), 3);
     p = PutStr(p, "] ");
   }
-  if (f & kFieldTime) p = PutStr(PutTimeUsec(p, s.time, 12), ": ");  // timestamp__scnprintf_usec
+  if (f & kFieldTime) {
+    const uint64_t t = PrintedTime(s.time);
+    if (ns_) {  // perf: "%5lu.%09llu: "
+      p = PutDec(p, t / 1000000000, 5);
+      *p++ = '.';
+      p = PutIntZeroPad(p, static_cast<int64_t>(t % 1000000000), 9);
+      p = PutStr(p, ": ");
+    } else {
+      p = PutStr(PutTimeUsec(p, t, 12), ": ");  // timestamp__scnprintf_usec
+    }
+  }
   if (f & kFieldPeriod) {
     p = PutDec(p, s.period, 10);
     *p++ = ' ';

@@ -68,6 +68,12 @@ struct ScriptOptions {
   bool adjust_return_addresses = true;  // --no-return-address-adjust: false (perf 6.1's lookup)
   std::vector<std::string> comms;   // --comms
   std::vector<uint32_t> pids, tids; // --pid, --tid
+  std::vector<std::string> dsos, symbols;  // --dsos, -S/--symbols: only samples there
+  std::string time;                 // --time (session/time_cpu_filter.h)
+  std::string cpu_list;             // -C/--cpu
+  // The time field: --ns prints nanoseconds ("%5lu.%09lu"), --reltime counts from the
+  // first printed sample, --deltatime from the one printed before.
+  bool ns = false, reltime = false, deltatime = false;
   SymbolizeOptions symbolize;
 };
 
@@ -82,6 +88,12 @@ class ScriptWriter : public SampleConsumer {
   using WriteFn = std::function<void(std::string_view)>;
   // `fields` and `chains` per evsel (chains: callchain lines are printed).
   ScriptWriter(const PerfFile& file, std::vector<uint32_t> fields, std::vector<bool> chains);
+  // The time field's form (ScriptOptions::ns, reltime, deltatime).
+  void set_time_format(bool ns, bool reltime, bool deltatime) {
+    ns_ = ns;
+    reltime_ = reltime;
+    deltatime_ = deltatime;
+  }
   // Where the text goes (set before the session runs).
   void set_write(WriteFn write) { write_ = std::move(write); }
   // Where -F srcline looks lines up (the session's; set before it runs).
@@ -99,7 +111,12 @@ class ScriptWriter : public SampleConsumer {
   void PrintFrame(FrameSource* source, const Thread* thread, uint16_t cpumode, uint64_t ip, uint32_t fields,
                   bool with_inlines, bool return_address);
 
+  // The time printed for a sample at `time` (ns), per --reltime/--deltatime.
+  uint64_t PrintedTime(uint64_t time);
+
   const PerfFile& file_;
+  bool ns_ = false, reltime_ = false, deltatime_ = false;
+  uint64_t initial_time_ = 0, previous_time_ = 0;
   std::vector<uint32_t> fields_;   // per evsel
   std::vector<bool> chains_;       // per evsel
   size_t name_width_ = 0;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "perfdata/perf_file.h"
 
 namespace perflens {
 
@@ -47,5 +48,14 @@ bool SkipsTime(const std::vector<TimeRange>& ranges, uint64_t time);
 // Parses a -C/--cpu list ("0-3,6,8-9") into a bitmap indexed by cpu number. Errors: not
 // a list of numbers and ranges, a range that ends before it starts, a cpu above 4095.
 Result<std::vector<bool>> ParseCpuList(std::string_view arg);
+// Whether some evsel's samples carry `sample_type_bit` (e.g. kSampleCpu).
+inline bool AnySampleHas(const PerfFile& file, uint64_t sample_type_bit) {
+  for (const Evsel& ev : file.evsels())
+    if (ev.attr.sample_type & sample_type_bit) return true;
+  return false;
+}
+// -C on a file whose samples do not record the cpu: perf's message (then the why).
+inline constexpr const char* kNoCpuEvents =
+    "File does not contain CPU events. Remove -C option to proceed. (its samples do not record PERF_SAMPLE_CPU)";
 
 }  // namespace perflens
