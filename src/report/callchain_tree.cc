@@ -1,5 +1,7 @@
 #include "report/callchain_tree.h"
 
+#include <cctype>
+
 #include "perfdata/perf_event.h"
 
 #include <algorithm>
@@ -80,12 +82,25 @@ void AppendChain(CallchainNode* root, std::span<const ChainFrame> chain, uint64_
 
 bool ParseCallGraphArg(const std::string& arg, CallGraphParams* p, bool* order_set, std::string* error) {
   size_t start = 0;
+  bool threshold_set = false;  // the last word was the threshold: a number now is the limit
   while (start <= arg.size()) {
     size_t comma = arg.find(',', start);
     if (comma == std::string::npos) comma = arg.size();
     std::string w = arg.substr(start, comma - start);
     start = comma + 1;
     if (w.empty()) continue;
+    const bool number = !w.empty() && (std::isdigit(static_cast<unsigned char>(w[0])) || w[0] == '.');
+    if (!number) threshold_set = false;
+    if (number && threshold_set) {
+      char* end = nullptr;
+      const unsigned long limit = std::strtoul(w.c_str(), &end, 0);
+      if (end == w.c_str() || *end != '\0' || limit > UINT32_MAX) {
+        *error = fmt::format("bad -g/--call-graph print limit '{}'", w);
+        return false;
+      }
+      p->print_limit = static_cast<uint32_t>(limit);
+      continue;
+    }
     if (w == "none") p->mode = CallGraphMode::kNone;
     else if (w == "graph") p->mode = CallGraphMode::kGraph;
     else if (w == "fractal") p->mode = CallGraphMode::kFractal;
@@ -103,8 +118,10 @@ bool ParseCallGraphArg(const std::string& arg, CallGraphParams* p, bool* order_s
     else {
       char* end = nullptr;
       double v = std::strtod(w.c_str(), &end);
-      if (end && *end == '\0' && v >= 0) p->min_percent = v;
-      else {
+      if (end && *end == '\0' && v >= 0) {
+        p->min_percent = v;
+        threshold_set = true;
+      } else {
         *error = fmt::format("unknown -g/--call-graph word '{}'", w);
         return false;
       }
@@ -180,9 +197,14 @@ constexpr uint32_t Bit(int i) { return 1u << (static_cast<unsigned>(i) & 31u); }
 void PrintGraphLevel(const CallchainNode& parent, const CallGraphParams& p, uint64_t total_period,
                      uint64_t total, int depth, uint32_t depth_mask, int left_margin, std::string* out) {
   auto kids = SortedChildren(parent, MinHit(p, total_period, parent), p.key);
+  size_t kids_unprinted = 0;
   uint64_t remaining = total;
   uint32_t new_mask = depth_mask;
-  for (size_t k = 0; k < kids.size(); ++k) {
+  // perf's print limit stops after that many siblings (the last one printed keeps its
+  // "|" when more follow unprinted, as perf's mask looks at the next node only).
+  if (p.print_limit && kids.size() > p.print_limit) kids_unprinted = kids.size() - p.print_limit;
+  const size_t printed_kids = kids.size() - kids_unprinted;
+  for (size_t k = 0; k < printed_kids; ++k) {
     const CallchainNode* child = kids[k];
     remaining -= std::min(remaining, child->cumul());
     bool last = k + 1 == kids.size();
@@ -214,7 +236,7 @@ void PrintGraphLevel(const CallchainNode& parent, const CallGraphParams& p, uint
   // perf: with count values the [...] line shows the samples not in the printed
   // children, and is left out when there are none.
   uint64_t cumul_count = 0;
-  for (const CallchainNode* c : kids) cumul_count += c->count + c->children_count;
+  for (size_t k = 0; k < printed_kids; ++k) cumul_count += kids[k]->count + kids[k]->children_count;
   uint64_t rem_count = parent.children_count > cumul_count ? parent.children_count - cumul_count : 0;
   if (p.mode == CallGraphMode::kFractal && remaining && remaining != total && !kids.empty() &&
       (p.value != CallchainValue::kCount || rem_count > 0)) {
@@ -245,6 +267,7 @@ void PrintGraph(const CallchainNode& root, const CallGraphParams& p, uint64_t to
     // A single root chain: print it without a percentage (need_percent_display).
     const CallchainNode* c = first[0];
     bool printed = false;
+    uint32_t entries_printed = 0;
     for (size_t e = 0; e < c->val.size(); ++e) {
       if (e == 0 && p.skip_first_sym) continue;
       if (!printed) {
@@ -260,6 +283,7 @@ void PrintGraph(const CallchainNode& root, const CallGraphParams& p, uint64_t to
       }
       out->append(FrameName(c->val[e]));
       out->push_back('\n');
+      if (++entries_printed == p.print_limit) break;
     }
     level = c;
   }
@@ -310,6 +334,7 @@ void PrintCallchain(const CallchainNode& root, const CallGraphParams& p, uint64_
         if (n.hit >= min_hit) leaves.push_back({n.hit, n.count, n.cumul(), n.count + n.children_count, fr});
       });
       std::stable_sort(leaves.begin(), leaves.end(), [](const Leaf& a, const Leaf& b) { return a.hit > b.hit; });
+      if (p.print_limit && leaves.size() > p.print_limit) leaves.resize(p.print_limit);
       for (const auto& l : leaves) {
         if (p.mode == CallGraphMode::kFlat) {
           out->append("           ");

@@ -68,10 +68,16 @@ struct CallGraphParams {
   CallchainKey key = CallchainKey::kFunction;
   bool caller_order = false;  // resolved by the report: caller with children, else callee
   bool skip_first_sym = false;  // perf omits the first entry when sorting by sym only
+  // perf's print_limit (-g graph,0.5,N: the number after the threshold): at most N
+  // siblings per graph level, N frames of a single root chain, N flat/folded chains;
+  // 0 = all.
+  uint32_t print_limit = 0;
 };
 
 // Parses perf's -g argument: "graph,0.5,caller,function,percent", "none", "folded"...
-// Unknown words are errors (message names them). Order words set *order_set.
+// As perf's __parse_callchain_report_opt: the first number after a word is the
+// threshold, a second one in a row the print limit. Unknown words are errors (message
+// names them). Order words set *order_set.
 bool ParseCallGraphArg(const std::string& arg, CallGraphParams* params, bool* order_set, std::string* error);
 
 // The smallest cumulative period a child of a node with `parent_children_hit` below it

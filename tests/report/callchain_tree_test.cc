@@ -196,6 +196,23 @@ TEST(ParseCallGraphArgTest, ModesOrderAndThreshold) {
   EXPECT_EQ(p.key, CallchainKey::kFunction);
 }
 
+// perf's __parse_callchain_report_opt: a number right after the threshold is the print
+// limit; after a word, a number is the threshold again.
+TEST(ParseCallGraphArgTest, PrintLimitFollowsTheThreshold) {
+  CallGraphParams p;
+  bool order_set = false;
+  std::string err;
+  ASSERT_TRUE(ParseCallGraphArg("graph,0.5,2", &p, &order_set, &err)) << err;
+  EXPECT_DOUBLE_EQ(p.min_percent, 0.5);
+  EXPECT_EQ(p.print_limit, 2u);
+  p = {};
+  ASSERT_TRUE(ParseCallGraphArg("graph,0.5,caller,3", &p, &order_set, &err)) << err;
+  EXPECT_DOUBLE_EQ(p.min_percent, 3.0);
+  EXPECT_EQ(p.print_limit, 0u);
+  EXPECT_FALSE(ParseCallGraphArg("graph,0.5,x2", &p, &order_set, &err));
+  EXPECT_FALSE(ParseCallGraphArg("graph,0.5,2x", &p, &order_set, &err));
+}
+
 // perf's callchain_list__sym_name with the address key: "name srcline", " (inlined)"
 // after the line, the bare ip without a symbol.
 TEST(PrintCallchainTest, AddressKeyPrintsTheSourceLine) {

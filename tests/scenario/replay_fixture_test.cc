@@ -276,25 +276,41 @@ std::string WithoutPerfTip(std::string text) {
 }
 
 // `text` with each run of consecutive rows that have the same first percentage (the
-// column rows are ordered by) sorted: those are ties, which perf orders by its own key
-// comparisons and perflens by first appearance.
+// column rows are ordered by) sorted, each row with the call-graph lines under it: those
+// are ties, which perf orders by its own key comparisons and perflens by first appearance.
 std::string WithTiesSorted(const std::string& text) {
-  std::vector<std::string> lines = SplitLines(text);
-  auto numbers = [](const std::string& l) {
+  auto key_of = [](const std::string& l) {
     size_t i = l.find_first_not_of(' ');
-    if (i == 0 || i == std::string::npos) return std::string();
+    if (i == 0 || i == std::string::npos || !std::isdigit(static_cast<unsigned char>(l[i]))) return std::string();
     const size_t end = l.find('%', i);
     return end == std::string::npos ? std::string() : l.substr(0, end + 1);
   };
-  for (size_t i = 0; i < lines.size();) {
-    const std::string key = numbers(lines[i]);
+  struct Block {
+    std::string key, text;  // key "" : not a row (header lines)
+  };
+  std::vector<Block> blocks;
+  for (const std::string& l : SplitLines(text)) {
+    std::string key = key_of(l);
+    // Call-graph lines and the one blank line after them stay with their row; other
+    // blank lines and '#' lines are blocks of their own.
+    const std::string& last = blocks.empty() ? l : blocks.back().text;
+    const bool row_with_graph = !blocks.empty() && !blocks.back().key.empty() &&
+                                std::count(last.begin(), last.end(), '\n') > 1;
+    const bool ends_blank = last.size() >= 2 && last.compare(last.size() - 2, 2, "\n\n") == 0;
+    if (!key.empty() || blocks.empty() || (!l.empty() && l[0] == '#') || blocks.back().key.empty() ||
+        (l.empty() && (!row_with_graph || ends_blank)))
+      blocks.push_back({key, ""});
+    blocks.back().text += l + "\n";
+  }
+  for (size_t i = 0; i < blocks.size();) {
     size_t j = i + 1;
-    while (!key.empty() && j < lines.size() && numbers(lines[j]) == key) ++j;
-    std::sort(lines.begin() + static_cast<long>(i), lines.begin() + static_cast<long>(j));
+    while (!blocks[i].key.empty() && j < blocks.size() && blocks[j].key == blocks[i].key) ++j;
+    std::sort(blocks.begin() + static_cast<long>(i), blocks.begin() + static_cast<long>(j),
+              [](const Block& a, const Block& b) { return a.text < b.text; });
     i = j;
   }
   std::string out;
-  for (const std::string& l : lines) out += l + "\n";
+  for (const Block& b : blocks) out += b.text;
   return out;
 }
 
