@@ -46,6 +46,11 @@ struct ReportArgs {
   bool inverted = false;         // -G
   bool quiet = false;            // -q
   std::string percentage;        // --percentage relative|absolute
+  // perf report's other outputs, which perflens also has as subcommands.
+  bool header_only = false;      // --header-only: `perflens header`
+  bool show_info = false;        // -I/--show-info: the header with every feature in full
+  bool stats = false;            // --stats: `perflens stats`
+  bool dump_raw_trace = false;   // -D/--dump-raw-trace: `perflens dump`
   ReportOptions options;
 };
 
@@ -69,12 +74,29 @@ int RunReport(ReportArgs& a, const ReaderOptions& reader) {
   if (!ParseIds(a.tids, &o.tids)) return Fail(Error{"--tid takes comma-separated thread ids"});
   auto file = OpenInput(a.input, reader);
   if (!file) return Fail(file.error());
+  if (a.header_only) {
+    HeaderFormatOptions ho;
+    ho.full = a.show_info;
+    WriteOut(FormatHeader(**file, ho));
+    return 0;
+  }
+  if (a.stats || a.dump_raw_trace) {
+    std::string out;
+    Status st = a.stats ? PrintStats(**file, &out) : DumpRecords(**file, &out, FlushOut);
+    WriteOut(out);
+    return st ? 0 : Fail(st.error());
+  }
+  if (a.show_info) o.show_header = true;  // perf: -I shows the header (in full) before the report
   auto report = Report::Create(file->get(), o);
   if (!report) return Fail(report.error());
   Status st = (*report)->Process();
   if (!st) return Fail(st.error());
   std::string out;
-  if (o.show_header) out += FormatHeader(**file);
+  if (o.show_header) {
+    HeaderFormatOptions ho;
+    ho.full = a.show_info;
+    out += FormatHeader(**file, ho);
+  }
   st = o.format == "json" ? PrintReportJson(**report, &out) : PrintReportStdio(**report, &out);
   if (!st) return Fail(st.error());
   WriteOut(out);
@@ -135,6 +157,10 @@ int main(int argc, char** argv) {
   report->add_flag("--full-source-path", ra.options.full_source_path,
                    "Show the whole source file path in srcline (default: its base name)");
   report->add_flag("--header", ra.options.show_header, "Print the perf.data header first");
+  report->add_flag("--header-only", ra.header_only, "Print only the perf.data header (perflens header)");
+  report->add_flag("-I,--show-info", ra.show_info, "With the header, every feature in full (topology...)");
+  report->add_flag("--stats", ra.stats, "Record counts only (perflens stats)");
+  report->add_flag("-D,--dump-raw-trace", ra.dump_raw_trace, "One line per record (perflens dump)");
   report->add_flag("--json", ra.json, "JSON output with raw numbers");
   report->add_option("--format", ra.options.format, "stdio or json");
   AddListOption(report, "-c,--comms", &ra.comms, "Only these comms");
