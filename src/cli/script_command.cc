@@ -8,6 +8,7 @@
 #include "cli/cli_util.h"
 #include "cli/commands.h"
 #include "perfdata/perf_file.h"
+#include "report/header_printer.h"
 #include "report/script_printer.h"
 
 namespace perflens {
@@ -18,6 +19,7 @@ struct ScriptArgs {
   std::string folded_weight = "samples";
   std::vector<std::string> comms, pids, tids, dsos, symbols;
   bool quiet = false;  // -q
+  bool header = false, header_only = false;  // --header, --header-only: perf report --header-only's text
   ScriptOptions options;
   ReaderOptions* reader = nullptr;
 };
@@ -47,6 +49,8 @@ int RunScript(ScriptArgs& a) {
     PrintError(file.error().message);
     return 1;
   }
+  if (a.header || a.header_only) Write(FormatHeader(**file));
+  if (a.header_only) return 0;
   auto script = Script::Create(file->get(), o);
   if (!script) {
     PrintError(script.error().message);
@@ -89,6 +93,8 @@ CommandRunner RegisterScriptCommand(CLI::App* app, ReaderOptions* reader) {
                   "slices of the recording (10%/2, 0%-10%,30%-40%)");
   cmd->add_option("-C,--cpu", o.cpu_list, "Only samples on these cpus (0-3,6)");
   cmd->add_flag("--ns", o.ns, "Times in nanoseconds");
+  cmd->add_flag("--header", args->header, "Print the perf.data header first");
+  cmd->add_flag("--header-only", args->header_only, "Print only the perf.data header");
   cmd->add_flag("--reltime", o.reltime, "Times relative to the first sample");
   cmd->add_flag("--deltatime", o.deltatime, "Times relative to the previous sample");
   AddSymbolOptions(cmd, &o.symbolize);
