@@ -94,6 +94,8 @@ CommandRunner RegisterScriptCommand(CLI::App* app, ReaderOptions* reader) {
   cmd->add_option("-C,--cpu", o.cpu_list, "Only samples on these cpus (0-3,6)");
   cmd->add_flag("--ns", o.ns, "Times in nanoseconds");
   cmd->add_flag("--header", args->header, "Print the perf.data header first");
+  cmd->add_flag("--show-task-events", o.show_task_events, "Print COMM, FORK and EXIT records too");
+  cmd->add_flag("--show-mmap-events", o.show_mmap_events, "Print MMAP and MMAP2 records too");
   cmd->add_flag("--header-only", args->header_only, "Print only the perf.data header");
   cmd->add_flag("--reltime", o.reltime, "Times relative to the first sample");
   cmd->add_flag("--deltatime", o.deltatime, "Times relative to the previous sample");

@@ -1,7 +1,5 @@
 #include "report/script_printer.h"
 
-#include "session/time_cpu_filter.h"
-
 #include <algorithm>
 #include <cstring>
 #include <iterator>
@@ -12,6 +10,8 @@
 #include "report/srcline.h"
 #include "report/text_buffer.h"
 #include "session/dso_name.h"
+#include "session/time_cpu_filter.h"
+#include "base/text_escape.h"
 
 namespace perflens {
 namespace {
@@ -199,6 +199,8 @@ Result<std::unique_ptr<Script>> Script::Create(PerfFile* file, const ScriptOptio
     if (!cpus) return cpus.error();
     so.filter.cpus = std::move(*cpus);
   }
+  if (options.show_task_events) so.side_band_types |= (1u << kRecordComm) | (1u << kRecordFork) | (1u << kRecordExit);
+  if (options.show_mmap_events) so.side_band_types |= (1u << kRecordMmap) | (1u << kRecordMmap2);
   so.max_stack = options.max_stack;
   so.inline_frames = options.inline_frames;
   so.adjust_return_addresses = options.adjust_return_addresses;
@@ -257,6 +259,104 @@ void ScriptWriter::Finish() {
   out_->clear();
 }
 
+char* ScriptWriter::PutStart(char* p, uint32_t f, bool chain, const std::string& comm, int pid, int tid,
+                             uint32_t cpu, uint64_t time) {
+  if (f & kFieldComm) {
+    p = chain ? PutStr(p, comm) : PutStrRight(p, comm, 16);
+    *p++ = ' ';
+  }
+  if ((f & kFieldPid) && (f & kFieldTid)) {
+    p = PutIntRight(p, pid, 5);
+    *p++ = '/';
+    p = PutIntLeft(p, tid, 5);
+    *p++ = ' ';
+  } else if (f & (kFieldPid | kFieldTid)) {
+    p = PutIntRight(p, (f & kFieldPid) ? pid : tid, 5);
+    *p++ = ' ';
+  }
+  if (f & kFieldCpu) {
+    *p++ = '[';
+    p = PutIntZeroPad(p, static_cast<int>(cpu), 3);
+    p = PutStr(p, "] ");
+  }
+  if (f & kFieldTime) {
+    const uint64_t t = PrintedTime(time);
+    if (ns_) {  // perf: "%5lu.%09llu: "
+      p = PutDec(p, t / 1000000000, 5);
+      *p++ = '.';
+      p = PutIntZeroPad(p, static_cast<int64_t>(t % 1000000000), 9);
+      p = PutStr(p, ": ");
+    } else {
+      p = PutStr(PutTimeUsec(p, t, 12), ": ");  // timestamp__scnprintf_usec
+    }
+  }
+  return p;
+}
+
+// C's "%#lx": 0 is "0", not "0x0".
+std::string AltHex(uint64_t v) { return v ? fmt::format("{:#x}", v) : std::string("0"); }
+
+void ScriptWriter::OnSideBand(const SideBandRecord& r) {
+  if (!r.evsel) return;
+  const uint32_t f = fields_[static_cast<size_t>(r.evsel->index)];
+  const bool chain = chains_[static_cast<size_t>(r.evsel->index)] && (f & kFieldIp);
+  const std::string comm = r.thread ? r.thread->comm() : std::string(":-1");
+  const Loader& ld = file_.loader();
+  // perf_event__fprintf: "PERF_RECORD_<NAME>" and the type's fields.
+  std::string line;
+  auto out = std::back_inserter(line);
+  switch (r.record->type) {
+    case kRecordComm: {
+      CommEvent e;
+      if (!DecodeComm(*r.record, ld, &e)) return;
+      fmt::format_to(out, "PERF_RECORD_COMM{}: {}:{}/{}\n", e.exec ? " exec" : "", EscapeControl(e.comm),
+                     static_cast<int>(e.pid), static_cast<int>(e.tid));
+      break;
+    }
+    case kRecordFork:
+    case kRecordExit: {
+      TaskEvent e;
+      if (!DecodeTask(*r.record, ld, &e)) return;
+      fmt::format_to(out, "PERF_RECORD_{}({}:{}):({}:{})\n", r.record->type == kRecordFork ? "FORK" : "EXIT",
+                     static_cast<int>(e.pid), static_cast<int>(e.tid), static_cast<int>(e.ppid),
+                     static_cast<int>(e.ptid));
+      break;
+    }
+    case kRecordMmap: {
+      MmapEvent e;
+      if (!DecodeMmap(*r.record, ld, &e)) return;
+      fmt::format_to(out, "PERF_RECORD_MMAP {}/{}: [{}({}) @ {}]: {} {}\n", static_cast<int>(e.pid),
+                     static_cast<int>(e.tid), AltHex(e.start), AltHex(e.len), AltHex(e.pgoff),
+                     (r.record->misc & kMiscMmapData) ? 'r' : 'x', EscapeControl(e.filename));
+      break;
+    }
+    case kRecordMmap2: {
+      MmapEvent e;
+      if (!DecodeMmap2(*r.record, ld, &e)) return;
+      fmt::format_to(out, "PERF_RECORD_MMAP2 {}/{}: [{}({}) @ {} ", static_cast<int>(e.pid),
+                     static_cast<int>(e.tid), AltHex(e.start), AltHex(e.len), AltHex(e.pgoff));
+      if (!e.build_id.empty())
+        fmt::format_to(out, "<{}>", e.build_id.ToHex());
+      else
+        fmt::format_to(out, "{:02x}:{:02x} {} {}", e.maj, e.min, e.ino, e.ino_generation);
+      // PROT_READ 1, PROT_WRITE 2, PROT_EXEC 4; MAP_SHARED 1.
+      fmt::format_to(out, "]: {}{}{}{} {}\n", (e.prot & 1) ? 'r' : '-', (e.prot & 2) ? 'w' : '-',
+                     (e.prot & 4) ? 'x' : '-', (e.flags & 1) ? 's' : 'p', EscapeControl(e.filename));
+      break;
+    }
+    default:
+      return;
+  }
+  char* p = out_->Reserve(comm.size() + 96 + line.size());
+  p = PutStart(p, f, chain, comm, static_cast<int>(r.id.pid), static_cast<int>(r.id.tid), r.id.cpu, r.id.time);
+  p = PutStr(p, line);
+  out_->Commit(p);
+  if (out_->size() >= kFlushBytes) {
+    write_(out_->view());
+    out_->clear();
+  }
+}
+
 uint64_t ScriptWriter::PrintedTime(uint64_t time) {
   if (reltime_) {  // perf_sample__fprintf_start: from the first sample printed
     if (!initial_time_) initial_time_ = time;
@@ -281,36 +381,7 @@ void ScriptWriter::OnSample(const ResolvedSample& s) {
   // of a sample without callchain.
   char* p = out->Reserve(comm.size() + std::max(name_width_, ev.name.size()) + 160 +
                          (chain ? 0 : SymbolBound(al) + DsoNameBound(al.dso)));
-  if (f & kFieldComm) {
-    p = chain ? PutStr(p, comm) : PutStrRight(p, comm, 16);
-    *p++ = ' ';
-  }
-  const int pid = static_cast<int>(s.sample_pid), tid = static_cast<int>(s.tid);
-  if ((f & kFieldPid) && (f & kFieldTid)) {
-    p = PutIntRight(p, pid, 5);
-    *p++ = '/';
-    p = PutIntLeft(p, tid, 5);
-    *p++ = ' ';
-  } else if (f & (kFieldPid | kFieldTid)) {
-    p = PutIntRight(p, (f & kFieldPid) ? pid : tid, 5);
-    *p++ = ' ';
-  }
-  if (f & kFieldCpu) {
-    *p++ = '[';
-    p = PutIntZeroPad(p, static_cast<int>(s.cpu), 3);
-    p = PutStr(p, "] ");
-  }
-  if (f & kFieldTime) {
-    const uint64_t t = PrintedTime(s.time);
-    if (ns_) {  // perf: "%5lu.%09llu: "
-      p = PutDec(p, t / 1000000000, 5);
-      *p++ = '.';
-      p = PutIntZeroPad(p, static_cast<int64_t>(t % 1000000000), 9);
-      p = PutStr(p, ": ");
-    } else {
-      p = PutStr(PutTimeUsec(p, t, 12), ": ");  // timestamp__scnprintf_usec
-    }
-  }
+  p = PutStart(p, f, chain, comm, static_cast<int>(s.sample_pid), static_cast<int>(s.tid), s.cpu, s.time);
   if (f & kFieldPeriod) {
     p = PutDec(p, s.period, 10);
     *p++ = ' ';

@@ -74,6 +74,8 @@ struct ScriptOptions {
   // The time field: --ns prints nanoseconds ("%5lu.%09lu"), --reltime counts from the
   // first printed sample, --deltatime from the one printed before.
   bool ns = false, reltime = false, deltatime = false;
+  // Side-band lines: COMM, FORK, EXIT (--show-task-events); MMAP, MMAP2 (--show-mmap-events).
+  bool show_task_events = false, show_mmap_events = false;
   SymbolizeOptions symbolize;
 };
 
@@ -100,6 +102,8 @@ class ScriptWriter : public SampleConsumer {
   void set_symbolizer(Symbolizer* symbolizer) { symbolizer_ = symbolizer; }
   ~ScriptWriter() override;
   void OnSample(const ResolvedSample& s) override;
+  // --show-task-events / --show-mmap-events: perf's print_event line for the record.
+  void OnSideBand(const SideBandRecord& r) override;
   void Finish() override;  // writes what is buffered
 
  private:
@@ -113,6 +117,9 @@ class ScriptWriter : public SampleConsumer {
 
   // The time printed for a sample at `time` (ns), per --reltime/--deltatime.
   uint64_t PrintedTime(uint64_t time);
+  // perf_sample__fprintf_start: comm, pid/tid, cpu and time as fields `f` say.
+  char* PutStart(char* p, uint32_t f, bool chain, const std::string& comm, int pid, int tid, uint32_t cpu,
+                 uint64_t time);
 
   const PerfFile& file_;
   bool ns_ = false, reltime_ = false, deltatime_ = false;

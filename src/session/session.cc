@@ -521,11 +521,15 @@ void Session::HandleRecord(const RecordView& r) {
       if (DecodeLost(r, file_->loader(), &e)) counters_.total_lost += e.lost;
       break;
     }
-    default:
+    default: {
+      const bool side_band = r.type < 64 && ((options_.side_band_types >> r.type) & 1) && !options_.consumer_thread;
+      if (side_band && r.type == kRecordExit) DeliverSideBand(r);
       if (coalesce_ && Machine::ChangesModel(r.type)) FlushSums();
       // Only COMM keeps a time (the comm history).
       machine_->ProcessRecord(r, file_->loader(), r.type == kRecordComm ? file_->RecordTime(r) : 0);
+      if (side_band && r.type != kRecordExit) DeliverSideBand(r);
       break;
+    }
   }
 }
 
@@ -822,6 +826,49 @@ std::string Session::UnwindStopsLine() const {
   return fmt::format("{:.1f}% ({}/{}) DWARF-unwound user stacks stopped early: {} (first: SAMPLE at offset {:#x}: {})",
                      100.0 * static_cast<double>(early) / static_cast<double>(c.nr_unwound), early, c.nr_unwound,
                      reasons, c.first_unwind_stop_offset, UnwindStopName(c.first_unwind_stop));
+}
+
+void Session::DeliverSideBand(const RecordView& r) {
+  const Loader& ld = file_->loader();
+  uint32_t pid = UINT32_MAX, tid = UINT32_MAX;
+  uint64_t own_time = 0;  // FORK/EXIT carry their time
+  switch (r.type) {
+    case kRecordComm: {
+      CommEvent e;
+      if (!DecodeComm(r, ld, &e)) return;
+      pid = e.pid, tid = e.tid;
+      break;
+    }
+    case kRecordFork:
+    case kRecordExit: {
+      TaskEvent e;
+      if (!DecodeTask(r, ld, &e)) return;
+      pid = e.pid, tid = e.tid, own_time = e.time;
+      break;
+    }
+    case kRecordMmap:
+    case kRecordMmap2: {
+      MmapEvent e;
+      if (!(r.type == kRecordMmap ? DecodeMmap(r, ld, &e) : DecodeMmap2(r, ld, &e))) return;
+      pid = e.pid, tid = e.tid;
+      break;
+    }
+    default:
+      break;
+  }
+  SideBandRecord sb;
+  sb.record = &r;
+  sb.evsel = file_->EvselForRecord(r);
+  if (!sb.evsel && !file_->evsels().empty()) sb.evsel = &file_->evsels().front();
+  if (sb.evsel && sb.evsel->attr.sample_id_all()) {
+    DecodeSampleIdTrailer(r, sb.evsel->layout, ld, &sb.id);
+  } else {
+    sb.id.pid = pid, sb.id.tid = tid, sb.id.cpu = 0, sb.id.time = own_time;
+  }
+  const std::vector<bool>& cpus = options_.filter.cpus;
+  if (!cpus.empty() && (sb.id.cpu >= cpus.size() || !cpus[sb.id.cpu])) return;
+  if (tid != UINT32_MAX) sb.thread = machine_->FindOrCreateThread(pid, tid);
+  for (SampleConsumer* c : consumers_) c->OnSideBand(sb);
 }
 
 }  // namespace perflens

@@ -113,11 +113,27 @@ class FrameSource {
   bool adjust_return_addresses_;
 };
 
+// A side-band record handed to consumers that asked for its type
+// (SessionOptions::side_band_types: perf script's --show-task-events and
+// --show-mmap-events). COMM, FORK, MMAP and MMAP2 come after the model applied them,
+// EXIT before (perf prints before 'exit' deletes anything).
+struct SideBandRecord {
+  const RecordView* record = nullptr;
+  const Evsel* evsel = nullptr;    // whose sample_id trailer it carries (the first evsel without one)
+  const Thread* thread = nullptr;  // the event's own pid/tid thread (nullptr: tid -1)
+  // As perf's sample for it: the sample_id trailer's pid, tid, time and cpu; without
+  // sample_id_all the event's pid/tid, cpu 0 and time 0 (FORK/EXIT: their own time).
+  SampleId id;
+};
+
 // Receives the session's samples. All calls come from one thread, in perf's order.
 class SampleConsumer {
  public:
   virtual ~SampleConsumer() = default;
   virtual void OnSample(const ResolvedSample& s) = 0;
+  // The side-band records of SessionOptions::side_band_types, in order with the
+  // samples; only for consumers on the resolving thread (not with consumer_thread).
+  virtual void OnSideBand(const SideBandRecord& /*r*/) {}
   // With SessionOptions::defer_kernel_symbols: placeholder symbols handed out while
   // kallsyms was loading, each mapped to the real one (nullptr: none there). Once,
   // after the last sample.
@@ -223,6 +239,9 @@ struct SessionOptions {
   // and ReplaceSymbols at the end instead of waiting. Only without callchains and
   // without a symbol filter; the consumers must handle ReplaceSymbols.
   bool defer_kernel_symbols = false;
+  // Bit (1 << type) per record type (< 64) delivered to SampleConsumer::OnSideBand;
+  // ignored with consumer_thread. -C (filter.cpus) applies to them, as in perf script.
+  uint64_t side_band_types = 0;
   bool use_threads = true;       // a reading thread beside the resolving one
   bool consumer_thread = false;  // and consumers on a third (not with coalesce)
 };
@@ -302,6 +321,8 @@ class Session {
   AddrLocation ResolveDeferringKernelSymbol(Thread* thread, uint64_t ip, DeferredSymbol** deferred);
   // Hands `s` (callchain in frames_[begin, end)) to the consumers now or in the batch.
   void Deliver(ResolvedSample& s);
+  // Hands `r` (of a type in side_band_types) to the consumers' OnSideBand.
+  void DeliverSideBand(const RecordView& r);
   void DeliverBatch(SampleBatch& b);
   void ShipBatch();
   void FinishDeferred();
