@@ -142,6 +142,9 @@ int main(int argc, char** argv) {
   report->add_flag("-G,--inverted", ra.inverted, "Caller-first call graphs (-g caller)");
   report->add_flag("-n,--show-nr-samples", ra.options.show_nr_samples, "Show sample counts");
   report->add_flag("--show-total-period", ra.options.show_total_period, "Show a Period column");
+  report->add_option("-p,--parent", ra.options.parent,
+                     "Regex of parent symbols: adds the 'parent' sort key (first matching callchain symbol)");
+  report->add_flag("-x,--exclude-other", ra.options.exclude_other, "Only rows with a parent match");
   report->add_option("--time", ra.options.time,
                      "Only samples in these times: START,END (seconds; several separated by spaces) or "
                      "percent slices of the recording (10%/2, 0%-10%,30%-40%)");

@@ -41,6 +41,10 @@ struct HistEntry {
   // The "srcfile" key: the file part of srcline (interned by SrcLines), nullptr without.
   const std::string* srcfile = nullptr;
   uint32_t srcfile_id = 0;
+  // The "parent" key (-p/--parent): the first callchain symbol, leaf first, whose name
+  // matches the parent pattern, and its DSO; nullptr: "[other]".
+  const Symbol* parent = nullptr;
+  const Dso* parent_dso = nullptr;
   HistStat self;
   HistStat acc;  // Children: self plus periods of samples whose chain passes here
 };

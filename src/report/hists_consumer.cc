@@ -79,6 +79,17 @@ void HistsConsumer::OnSample(const ResolvedSample& s) {
 
   HistEntry proto = SelfProto(s);
   if (srclines_) srclines_->Fill(&proto, s.location.dso_addr);
+  if (parent_pattern_) {
+    FindParent(s, &proto);
+    // -x: perf filters entries without a parent (HIST_FILTER__PARENT): in the totals only.
+    if (exclude_other_ && !proto.parent) {
+      hists.non_filtered_period -= s.period;
+      hists.nr_non_filtered_samples -= s.nr_samples;
+      if (s.cpumode == kMiscKernel) hists.non_filtered_period_sys -= s.period;
+      else if (s.cpumode == kMiscUser) hists.non_filtered_period_us -= s.period;
+      return;
+    }
+  }
   size_t self_row = hists.FindOrAdd(proto);
   Hists::AddSelf(&hists.at(self_row), s.period, s.cpumode, s.nr_samples);
   const bool graph = call_graph_.mode != CallGraphMode::kNone;
@@ -146,6 +157,23 @@ void HistsConsumer::ReplaceSymbols(const std::unordered_map<const Symbol*, const
 
 void HistsConsumer::Finish() {
   for (Hists& h : hists_) h.ResolvePlaceholderComms();
+}
+
+void HistsConsumer::FindParent(const ResolvedSample& s, HistEntry* proto) {
+  // perf finds it while walking the chain in callchain order: from the root with
+  // caller order (Children's default), from the leaf with callee order.
+  const size_t n = s.callchain.size();
+  for (size_t k = 0; k < n; ++k) {
+    const CallchainFrame& f = s.callchain[call_graph_.caller_order ? n - 1 - k : k];
+    if (!f.al.sym) continue;
+    auto [it, added] = parent_matches_.try_emplace(f.al.sym, false);
+    if (added) it->second = std::regex_search(f.al.sym->name.begin(), f.al.sym->name.end(), *parent_pattern_);
+    if (it->second) {
+      proto->parent = f.al.sym;
+      proto->parent_dso = f.al.dso;
+      return;
+    }
+  }
 }
 
 void HistsConsumer::UseNonFilteredTotals() {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <regex>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -37,6 +38,13 @@ class HistsConsumer : public SampleConsumer {
   const std::vector<Hists>& hists() const { return hists_; }
   // --percentage relative: the totals become those of the samples no filter left out.
   void UseNonFilteredTotals();
+  // The "parent" key's pattern (-p/--parent, POSIX extended regex); rows then carry the
+  // first callchain symbol that matches it. Not owned; set before the session runs.
+  // `exclude_other` (-x): samples without a parent are filtered (in the totals only).
+  void set_parent_pattern(const std::regex* pattern, bool exclude_other) {
+    parent_pattern_ = pattern;
+    exclude_other_ = exclude_other;
+  }
 
  private:
   std::vector<Hists> hists_;  // one per evsel
@@ -53,6 +61,11 @@ class HistsConsumer : public SampleConsumer {
     uint16_t cpumode = 0;
   };
   std::vector<KeySlot> key_slots_;  // OnSummedKey's slots until the next OnSlotSums
+  const std::regex* parent_pattern_ = nullptr;
+  bool exclude_other_ = false;
+  std::unordered_map<const Symbol*, bool> parent_matches_;  // pattern results by symbol
+  // The sample's parent: its first callchain frame (leaf first) whose symbol matches.
+  void FindParent(const ResolvedSample& s, HistEntry* proto);
 };
 
 }  // namespace perflens

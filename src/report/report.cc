@@ -12,6 +12,8 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   // perf: with -F and no -s, the sort keys are the sort-key fields of -F; with both, rows
   // are grouped by the union (fields that are sort keys become sort keys too).
   std::string sort = options.sort;
+  // perf's -p adds the parent key (setup_sorting: sort__has_parent).
+  if (!options.parent.empty() && (sort + ",").find("parent,") == std::string::npos) sort += ",parent";
   std::string field_keys;
   for (std::string_view rest = options.fields; !rest.empty();) {
     size_t comma = rest.find(',');
@@ -68,7 +70,20 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
     if (!cpus) return cpus.error();
     so.filter.cpus = std::move(*cpus);
   }
-  const bool chains = r->children_ || cg.mode != CallGraphMode::kNone;
+  bool has_parent = false;
+  for (const SortKey* k : *keys) has_parent |= k->name == std::string_view("parent");
+  if (has_parent) {
+    // perf: parent_pattern, "^sys_|^do_page_fault" unless -p gives one.
+    const std::string pattern = options.parent.empty() ? "^sys_|^do_page_fault" : options.parent;
+    try {
+      r->parent_pattern_ = std::make_unique<std::regex>(pattern, std::regex::extended | std::regex::optimize);
+    } catch (const std::regex_error& e) {
+      return Err("-p/--parent: bad regular expression '{}': {}", pattern, e.what());
+    }
+  }
+  // The parent key walks the callchain even without a call graph (perf's
+  // sample__resolve_callchain with sort__has_parent).
+  const bool chains = r->children_ || cg.mode != CallGraphMode::kNone || (has_parent && r->has_callchains_);
   so.needs.assign(file->evsels().size(), SampleNeeds{true, chains});
   so.max_stack = options.max_stack;
   so.inline_frames = options.inline_frames;
@@ -89,6 +104,7 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
         std::make_unique<SrcLines>(&r->session_->symbolizer(), options.full_source_path, options.inline_frames);
   r->hists_ = std::make_unique<HistsConsumer>(file->evsels().size(), *keys, r->children_, cg, r->srclines_.get(),
                                               r->chain_srclines_.get());
+  if (r->parent_pattern_) r->hists_->set_parent_pattern(r->parent_pattern_.get(), options.exclude_other);
   r->session_->AddConsumer(r->hists_.get());
   return r;
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,7 @@ class Report {
   std::unique_ptr<Session> session_;
   std::unique_ptr<SrcLines> srclines_;  // when a sort key is srcline
   std::unique_ptr<SrcLines> chain_srclines_;  // with the call graph's address key
+  std::unique_ptr<std::regex> parent_pattern_;  // the parent key's pattern (before hists_: it outlives it)
   std::unique_ptr<HistsConsumer> hists_;
 };
 

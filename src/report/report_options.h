@@ -28,6 +28,11 @@ struct ReportOptions {
   // --percentage relative: percentages of what the -c/-d/-S/--pid/--tid filters keep
   // (perf's filter_relative); absolute (default): of every sample.
   bool percentage_relative = false;
+  // -p/--parent REGEX: adds the "parent" sort key, each row's first callchain symbol
+  // matching REGEX (POSIX extended; perf's default "^sys_|^do_page_fault" with
+  // --sort parent alone). -x/--exclude-other: only rows that have one are printed.
+  std::string parent;
+  bool exclude_other = false;
   int max_stack = 127;                // --max-stack
   bool inline_frames = true;          // --inline / --no-inline (DWARF-unwound frames)
   // Callers looked up at return address - 1 (the default; --no-return-address-adjust:

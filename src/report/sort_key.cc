@@ -138,6 +138,26 @@ std::string_view SrcfileText(const HistEntry& e) { return e.srcfile ? std::strin
 int OrderSrcfile(const HistEntry& a, const HistEntry& b) { return Cmp(SrcfileText(a), SrcfileText(b)); }
 void JsonSrcfile(const HistEntry& e, nlohmann::json* row) { (*row)["srcfile"] = std::string(SrcfileText(e)); }
 
+// parent (-p/--parent): identified like a resolved symbol; printed by name, "[other]"
+// without one; ordered by name as perf's sort__parent_cmp.
+void IdParent(const HistEntry& e, CommIds*, uint64_t* w) {
+  if (!e.parent) {
+    w[0] = kNoId;
+    w[1] = 0;
+    return;
+  }
+  const uint64_t dso = e.parent_dso ? static_cast<uint32_t>(e.parent_dso->id()) : UINT32_MAX;
+  const bool in_table = e.parent->index != Symbol::kNoIndex;
+  w[0] = (in_table ? kSymInTable : kSymOutsideTable) | dso;
+  w[1] = in_table ? e.parent->index : e.parent->start;
+}
+std::string_view ParentText(const HistEntry& e) { return e.parent ? std::string_view(e.parent->name) : "[other]"; }
+int OrderParent(const HistEntry& a, const HistEntry& b) { return Cmp(ParentText(a), ParentText(b)); }
+void PrintParent(const HistEntry& e, std::string* out) { out->append(ParentText(e)); }
+void JsonParent(const HistEntry& e, nlohmann::json* row) {
+  (*row)["parent"] = e.parent ? nlohmann::json(std::string(e.parent->name)) : nlohmann::json(nullptr);
+}
+
 constexpr SortKey kSortKeys[] = {
     {.name = "comm", .header = "Command", .id = IdComm, .collapse = CollapseComm, .order = OrderComm,
      .print = PrintComm, .json = JsonComm},
@@ -153,6 +173,8 @@ constexpr SortKey kSortKeys[] = {
      .order = OrderSrcline, .print = SrcLines::Print, .json = JsonSrcline, .pad_last = false},
     {.name = "srcfile", .header = "Source File", .id = IdSrcfile, .collapse = OrderSrcfile, .order = OrderSrcfile,
      .print = SrcLines::PrintFile, .json = JsonSrcfile, .pad_last = false},
+    {.name = "parent", .header = "Parent symbol", .id_words = 2, .id = IdParent, .collapse = OrderParent,
+     .order = OrderParent, .print = PrintParent, .json = JsonParent},
 };
 
 }  // namespace
@@ -190,7 +212,7 @@ Result<std::vector<const SortKey*>> ParseSortKeys(std::string_view list) {
     while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
     if (name.empty()) continue;
     const SortKey* k = FindSortKey(name);
-    if (!k) return Err("unknown sort key '{}' (known: comm, pid, tid, dso, sym, symbol, cpu, srcline, srcfile)", name);
+    if (!k) return Err("unknown sort key '{}' (known: comm, pid, tid, dso, sym, symbol, cpu, srcline, srcfile, parent)", name);
     bool dup = false;
     for (auto* have : keys) dup |= have == k;
     if (!dup) keys.push_back(k);

@@ -148,6 +148,8 @@ Status PrintReportStdio(const HistsOutput& report, std::string* out) {
     for (const HistEntry* e : rows) {
       uint64_t limit_period = report.sort_by_children() ? e->acc.period : e->self.period;
       if (o.percent_limit > 0 && Percent(limit_period, h.total_period) < o.percent_limit) continue;
+      // -x without the parent key: no row has a parent, perf prints none.
+      if (o.exclude_other && !e->parent) continue;
       printed.push_back(e);
     }
     const bool graph = report.call_graph().mode != CallGraphMode::kNone;
