@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "perfdata/perf_event.h"
+#include "perfdata/sample_read.h"
 
 namespace perflens {
 namespace {
@@ -197,7 +198,10 @@ std::unique_ptr<Session> Session::Open(PerfFile* file, SessionOptions options) {
   s->frame_source_ = std::make_unique<FrameSource>(s->machine_.get(), s->resolver_.get(), s->options_.max_stack,
                                                    s->options_.inline_frames, s->options_.adjust_return_addresses);
   const SessionOptions& o = s->options_;
-  s->coalesce_ = o.coalesce && !chains && file->evsels().size() <= UINT16_MAX;
+  // PERF_SAMPLE_READ samples are split per read value (ProcessParsed), one by one.
+  bool sample_read = false;
+  for (const Evsel& ev : file->evsels()) sample_read |= (ev.attr.sample_type & kSampleRead) != 0;
+  s->coalesce_ = o.coalesce && !chains && !sample_read && file->evsels().size() <= UINT16_MAX;
   s->defer_kernel_symbols_ = o.defer_kernel_symbols && !chains && o.filter.symbols.empty();
   return s;
 }
@@ -337,7 +341,7 @@ void Session::HandleReadBatch(const ReadBatch& rb, ReadBatch** next_batch) {
           next_index = i + 1;
         }
         current_ahead_ = ahead && ahead->results[i].valid ? &ahead->results[i] : nullptr;
-        if (ok) ProcessDecoded(*cur, *ev, r.perf_data_offset);
+        if (ok) ProcessParsed(*cur, *ev, r.perf_data_offset);
         current_ahead_ = nullptr;
       }
     };
@@ -537,7 +541,7 @@ void Session::ProcessSample(const RecordView& r) {
     return;
   }
   const Evsel* ev = nullptr;
-  if (counters_.Parse(*file_, r, &s, &ev)) ProcessDecoded(s, *ev, r.perf_data_offset);
+  if (counters_.Parse(*file_, r, &s, &ev)) ProcessParsed(s, *ev, r.perf_data_offset);
 }
 
 bool Session::NeedsUnwind(const Evsel& evsel) const {
@@ -644,6 +648,28 @@ U64Array Session::ChainFor(const Sample& s, const Evsel& evsel, const Thread* th
   }
   *unwound_begin = s.callchain.size;
   return U64Array{reinterpret_cast<const uint8_t*>(buf.data()), buf.size(), false};
+}
+
+void Session::ProcessParsed(Sample& s, const Evsel& ev, uint64_t perf_data_offset) {
+  if (!(ev.attr.sample_type & kSampleRead)) return ProcessDecoded(s, ev, perf_data_offset);
+  // perf's evlist__deliver_sample → deliver_sample_group / deliver_sample_value: one
+  // sample per read value, for the evsel that owns the value's id, with the counter's
+  // growth since that id's last sample as the period (the first sample's is its whole
+  // value); unknown ids are counted, zero periods are not delivered.
+  const SampleRead read(s.read_values, ev.attr.read_format);
+  for (uint64_t i = 0; i < read.size(); ++i) {
+    const ReadValue v = read.at(i);
+    const Evsel* member = file_->EvselForId(v.id);
+    if (!member) {
+      ++counters_.nr_unknown_id;
+      continue;
+    }
+    uint64_t& last = read_values_[v.id];
+    s.period = v.value - last;
+    s.id = v.id;
+    last = v.value;
+    if (s.period != 0) ProcessDecoded(s, *member, perf_data_offset);
+  }
 }
 
 void Session::ProcessDecoded(const Sample& s, const Evsel& sample_evsel, uint64_t perf_data_offset) {

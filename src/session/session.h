@@ -270,6 +270,8 @@ class Session {
   void ProcessSample(const RecordView& r);
   // A decoded sample of `evsel` (the record at `perf_data_offset`): resolved and delivered.
   void ProcessDecoded(const Sample& s, const Evsel& evsel, uint64_t perf_data_offset);
+  // A decoded sample: ProcessDecoded, or for PERF_SAMPLE_READ once per read value.
+  void ProcessParsed(Sample& s, const Evsel& evsel, uint64_t perf_data_offset);
   // The chain to resolve for `s`: its recorded callchain, or with a DWARF user part
   // (evsel with REGS_USER and STACK_USER) the recorded entries followed by the unwound
   // frames in chain_buffer_ (*unwound_begin set to where they start).
@@ -313,6 +315,9 @@ class Session {
   bool defer_kernel_symbols_ = false;
   Sample sample_;                             // the sample being decoded, reused
   Sample next_sample_;                        // the one after it (decoded one ahead)
+  // PERF_SAMPLE_READ: each sample id's counter value at its last sample (perf's
+  // perf_sample_id->period), for the periods of the next.
+  std::unordered_map<uint64_t, uint64_t> read_values_;
   std::vector<CallchainFrame> chain_frames_;  // the chain being resolved, reused
   // DWARF unwinding (on the resolving thread): the CFI of each module, the unwinder
   // with its row cache, and the merged chain (native byte order), reused.
