@@ -19,6 +19,11 @@ struct ReportOptions {
   std::optional<bool> children;       // --children/--no-children; unset → on with callchains
   std::string call_graph = "graph,0.5";  // -g: graph/fractal/flat/folded/none[,threshold][,caller/callee]
   bool show_nr_samples = false;       // -n
+  // --group/--no-group: the group view (a group's members side by side under its
+  // leader). Unset → on (perf 6.1's default; it matters only for files with groups).
+  // Given either way on a file without groups, perf makes all evsels one group
+  // (evlist__force_leader): "of events" and, with --group, one section.
+  std::optional<bool> group;
   int max_stack = 127;                // --max-stack
   bool inline_frames = true;          // --inline / --no-inline (DWARF-unwound frames)
   // Callers looked up at return address - 1 (the default; --no-return-address-adjust:
