@@ -111,6 +111,8 @@ int main(int argc, char** argv) {
   report->add_flag("--group", ra.group,
                    "Event groups side by side (the default for files with groups); without groups, all events as one");
   report->add_flag("--no-group", ra.no_group, "Each event of a group in its own section");
+  report->add_flag("-T,--threads", ra.options.show_threads,
+                   "After the report, per-thread counts from the READ records (perf record -s)");
   CLI::Option* call_graph_opt =
       report->add_option("-g,--call-graph", ra.call_graph,
                          "Call graph: graph|fractal|flat|folded|none[,threshold][,caller|callee][,function|address]"

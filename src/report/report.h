@@ -49,7 +49,7 @@ class Report {
   HistsOutput Output() const {
     return HistsOutput(hists(), evsels_, options_, children_, sort_by_children_, call_graph_,
                        counters().total_lost_samples, file().path(), SummaryLines(), options_.group.value_or(true),
-                       forced_leader_);
+                       forced_leader_, options_.show_threads ? &session_->thread_read_values() : nullptr);
   }
 
  private:

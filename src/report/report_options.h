@@ -24,6 +24,9 @@ struct ReportOptions {
   // Given either way on a file without groups, perf makes all evsels one group
   // (evlist__force_leader): "of events" and, with --group, one section.
   std::optional<bool> group;
+  // -T/--threads: after the report, the per-thread counts of the READ records (perf
+  // record -s), as perf's perf_read_values_display.
+  bool show_threads = false;
   int max_stack = 127;                // --max-stack
   bool inline_frames = true;          // --inline / --no-inline (DWARF-unwound frames)
   // Callers looked up at return address - 1 (the default; --no-return-address-adjust:

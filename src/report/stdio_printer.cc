@@ -136,6 +136,34 @@ std::string GroupTitle(const std::vector<Evsel>& evsels, size_t leader, bool for
   return s;
 }
 
+// perf's perf_read_values__display_pretty: PID, TID and one column per counter, each
+// as wide as its widest value (PID and TID at least 3).
+void AppendThreadReadValues(const ThreadReadValues& tv, const std::vector<Evsel>& evsels, std::string* out) {
+  size_t pid_w = 3, tid_w = 3;
+  std::vector<std::string> names;
+  std::vector<size_t> widths;
+  for (int c : tv.columns) {
+    names.push_back(c >= 0 && static_cast<size_t>(c) < evsels.size() ? evsels[static_cast<size_t>(c)].name : "");
+    widths.push_back(names.back().size());
+  }
+  for (const auto& r : tv.rows) {
+    pid_w = std::max(pid_w, fmt::formatted_size("{}", static_cast<int32_t>(r.pid)));
+    tid_w = std::max(tid_w, fmt::formatted_size("{}", static_cast<int32_t>(r.tid)));
+    for (size_t j = 0; j < r.values.size() && j < widths.size(); ++j)
+      widths[j] = std::max(widths[j], fmt::formatted_size("{}", r.values[j]));
+  }
+  fmt::format_to(std::back_inserter(*out), "# {:>{}}  {:>{}}", "PID", pid_w, "TID", tid_w);
+  for (size_t j = 0; j < names.size(); ++j) fmt::format_to(std::back_inserter(*out), "  {:>{}}", names[j], widths[j]);
+  out->push_back('\n');
+  for (const auto& r : tv.rows) {
+    fmt::format_to(std::back_inserter(*out), "  {:>{}}  {:>{}}", static_cast<int32_t>(r.pid), pid_w,
+                   static_cast<int32_t>(r.tid), tid_w);
+    for (size_t j = 0; j < r.values.size() && j < widths.size(); ++j)
+      fmt::format_to(std::back_inserter(*out), "  {:>{}}", r.values[j], widths[j]);
+    out->push_back('\n');
+  }
+}
+
 }  // namespace
 
 Status PrintReportStdio(const HistsOutput& report, std::string* out) {
@@ -312,6 +340,7 @@ Status PrintReportStdio(const HistsOutput& report, std::string* out) {
     }
     out->append("\n\n");
   }
+  if (const ThreadReadValues* tv = report.thread_values()) AppendThreadReadValues(*tv, evsels, out);
   return Status::Ok();
 }
 

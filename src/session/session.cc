@@ -519,6 +519,13 @@ void Session::HandleRecord(const RecordView& r) {
     case kRecordLostSamples:
       if (r.size >= 16) counters_.total_lost_samples += file_->loader().U64(r.data + 8);
       break;
+    case kRecordRead:
+      if (options_.thread_read_values && r.size >= 24) {
+        const Evsel* ev = file_->EvselForRecord(r);
+        const Loader& ld = file_->loader();
+        if (ev) thread_read_values_.Add(ld.U32(r.data + 8), ld.U32(r.data + 12), ev->index, ld.U64(r.data + 16));
+      }
+      break;
     case kRecordLost: {
       LostEvent e;
       if (DecodeLost(r, file_->loader(), &e)) counters_.total_lost += e.lost;
@@ -648,6 +655,17 @@ U64Array Session::ChainFor(const Sample& s, const Evsel& evsel, const Thread* th
   }
   *unwound_begin = s.callchain.size;
   return U64Array{reinterpret_cast<const uint8_t*>(buf.data()), buf.size(), false};
+}
+
+void ThreadReadValues::Add(uint32_t pid, uint32_t tid, int evsel, uint64_t value) {
+  auto [col_it, new_col] = column_of_.try_emplace(evsel, columns.size());
+  if (new_col) {
+    columns.push_back(evsel);
+    for (Row& r : rows) r.values.resize(columns.size());
+  }
+  auto [row_it, new_row] = row_of_.try_emplace(uint64_t{pid} << 32 | tid, rows.size());
+  if (new_row) rows.push_back({pid, tid, std::vector<uint64_t>(columns.size())});
+  rows[row_it->second].values[col_it->second] += value;
 }
 
 void Session::ProcessParsed(Sample& s, const Evsel& ev, uint64_t perf_data_offset) {
