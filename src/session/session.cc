@@ -674,6 +674,11 @@ void Session::ProcessParsed(Sample& s, const Evsel& ev, uint64_t perf_data_offse
   // sample per read value, for the evsel that owns the value's id, with the counter's
   // growth since that id's last sample as the period (the first sample's is its whole
   // value); unknown ids are counted, zero periods are not delivered.
+  // With inherit each thread reads its own counter under the parent's id: perf 6.1 keeps
+  // one value per id and prints the differences between threads' counters (wrapped
+  // below 0 when a thread's is smaller); the growth is per (id, tid), as later perf
+  // keeps it (perf_evsel__attr_has_per_thread_sample_period; README "differs on purpose").
+  const bool per_thread = ev.attr.inherit() && (ev.attr.sample_type & kSampleTid);
   const SampleRead read(s.read_values, ev.attr.read_format);
   for (uint64_t i = 0; i < read.size(); ++i) {
     const ReadValue v = read.at(i);
@@ -682,7 +687,7 @@ void Session::ProcessParsed(Sample& s, const Evsel& ev, uint64_t perf_data_offse
       ++counters_.nr_unknown_id;
       continue;
     }
-    uint64_t& last = read_values_[v.id];
+    uint64_t& last = per_thread ? read_values_per_thread_[{v.id, s.tid}] : read_values_[v.id];
     s.period = v.value - last;
     s.id = v.id;
     last = v.value;

@@ -20,10 +20,12 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "base/result.h"
@@ -340,6 +342,13 @@ class Session {
   // PERF_SAMPLE_READ: each sample id's counter value at its last sample (perf's
   // perf_sample_id->period), for the periods of the next.
   std::unordered_map<uint64_t, uint64_t> read_values_;
+  // The same per (id, tid) for inherited counters (each thread has its own).
+  struct IdTidHash {
+    size_t operator()(const std::pair<uint64_t, uint32_t>& k) const {
+      return std::hash<uint64_t>()(k.first * 0x9E3779B97F4A7C15ULL ^ k.second);
+    }
+  };
+  std::unordered_map<std::pair<uint64_t, uint32_t>, uint64_t, IdTidHash> read_values_per_thread_;
   ThreadReadValues thread_read_values_;
   std::vector<CallchainFrame> chain_frames_;  // the chain being resolved, reused
   // DWARF unwinding (on the resolving thread): the CFI of each module, the unwinder
