@@ -40,6 +40,7 @@ int Fail(const Error& e) {
 struct ReportArgs {
   std::string input = "perf.data";
   bool stdio = false, children = false, no_children = false, json = false;
+  bool group = false, no_group = false;
   std::vector<std::string> comms, dsos, symbols, pids, tids;
   std::string call_graph;
   bool bare_call_graph = false;  // -g without a value
@@ -58,6 +59,8 @@ int RunReport(ReportArgs& a, const ReaderOptions& reader) {
   ReportOptions& o = a.options;
   if (a.children) o.children = true;
   if (a.no_children) o.children = false;
+  if (a.group) o.group = true;
+  if (a.no_group) o.group = false;
   if (a.json) o.format = "json";
   if (!a.call_graph.empty()) o.call_graph = a.call_graph;
   else if (a.bare_call_graph) o.call_graph = "graph,0.5,caller,function,percent";  // perf's CALLCHAIN_DEFAULT_OPT
@@ -133,6 +136,11 @@ int main(int argc, char** argv) {
   report->add_option("--percent-limit", ra.options.percent_limit, "Hide entries below this percentage");
   report->add_flag("--children", ra.children, "Accumulate callchain costs (Children column)");
   report->add_flag("--no-children", ra.no_children, "Self costs only");
+  report->add_flag("--group", ra.group,
+                   "Event groups side by side (the default for files with groups); without groups, all events as one");
+  report->add_flag("--no-group", ra.no_group, "Each event of a group in its own section");
+  report->add_flag("-T,--threads", ra.options.show_threads,
+                   "After the report, per-thread counts from the READ records (perf record -s)");
   CLI::Option* call_graph_opt =
       report->add_option("-g,--call-graph", ra.call_graph,
                          "Call graph: graph|fractal|flat|folded|none[,threshold][,caller|callee][,function|address]"

@@ -21,7 +21,8 @@ void Evlist::SetNameById(uint64_t id, std::string_view name) {
   if (it != id_to_evsel_.end()) evsels_[static_cast<size_t>(it->second)].name = EscapeControl(name);
 }
 
-void Evlist::Finish(const std::vector<EventDesc>& event_desc) {
+void Evlist::Finish(const std::vector<EventDesc>& event_desc, const std::vector<GroupDesc>& group_desc) {
+  ApplyGroups(group_desc);
   for (size_t i = 0; i < evsels_.size(); ++i) {
     Evsel& ev = evsels_[i];
     if (ev.name.empty() && i < event_desc.size()) ev.name = event_desc[i].name;
@@ -34,6 +35,53 @@ void Evlist::Finish(const std::vector<EventDesc>& event_desc) {
     sample_evsel_id_ = first.sample_evsel_id;
     trailer_evsel_id_ = first.trailer_evsel_id;
   }
+}
+
+void Evlist::ApplyGroups(const std::vector<GroupDesc>& group_desc) {
+  for (Evsel& ev : evsels_) {
+    ev.leader = ev.index;
+    ev.nr_members = 1;
+    ev.group_name.clear();
+  }
+  nr_groups_ = 0;
+  // perf's process_group_desc walks the evsels in order, taking the descriptions in
+  // their order: an evsel at the next leader_idx opens a group, the nr_members - 1
+  // after it join it. Anything else is "invalid group desc" and perf keeps no groups.
+  size_t next = 0;
+  uint32_t left = 0;  // members still to come in the open group
+  int leader = 0;
+  bool valid = true;
+  for (Evsel& ev : evsels_) {
+    if (next < group_desc.size() && static_cast<uint64_t>(ev.index) == group_desc[next].leader_idx) {
+      if (left > 0 || group_desc[next].nr_members == 0) { valid = false; break; }
+      leader = ev.index;
+      ev.nr_members = group_desc[next].nr_members;
+      if (group_desc[next].name != "{anon_group}") ev.group_name = group_desc[next].name;
+      left = ev.nr_members - 1;
+      ++next;
+    } else if (left > 0) {
+      ev.leader = leader;
+      --left;
+    }
+  }
+  if (!valid || next != group_desc.size() || left != 0) {
+    for (Evsel& ev : evsels_) {
+      ev.leader = ev.index;
+      ev.nr_members = 1;
+      ev.group_name.clear();
+    }
+    return;
+  }
+  for (const Evsel& ev : evsels_) nr_groups_ += ev.is_group_leader() && ev.nr_members > 1;
+}
+
+bool ForceLeader(std::vector<Evsel>* evsels) {
+  if (evsels->empty()) return false;
+  for (const Evsel& ev : *evsels)
+    if (ev.is_group_leader() && ev.nr_members > 1) return false;
+  for (Evsel& ev : *evsels) ev.leader = 0;
+  (*evsels)[0].nr_members = static_cast<uint32_t>(evsels->size());
+  return true;
 }
 
 const Evsel* Evlist::ForRecord(const RecordView& r) const {

@@ -29,6 +29,13 @@ struct Evsel {
   std::string name;  // "cycles:u", from EVENT_DESC / EVENT_UPDATE or synthesized
   std::vector<uint64_t> ids;
   SampleLayout layout;  // MakeSampleLayout(attr), set by Evlist::Add
+  // Event group (HEADER_GROUP_DESC, perf's process_group_desc): the leader's index (its
+  // own when not in a group), the members counted with the leader (1 when alone; set on
+  // the leader only) and the group's name ("" for perf's anonymous "{anon_group}").
+  int leader = 0;
+  uint32_t nr_members = 1;
+  std::string group_name;
+  bool is_group_leader() const { return leader == index; }
 };
 
 // perf's name for an attr when the file carries none ("cycles", "cpu-clock:u", ...),
@@ -53,7 +60,18 @@ class Evlist {
   void SetNameById(uint64_t id, std::string_view name);
   // After the header: names from EVENT_DESC (paired by index), else synthesized, and
   // the sample_id positions of the first evsel.
-  void Finish(const std::vector<EventDesc>& event_desc);
+  void Finish(const std::vector<EventDesc>& event_desc, const std::vector<GroupDesc>& group_desc = {});
+  // Groups as GROUP_DESC described them: each group's leader and its nr_members - 1
+  // following evsels. A description perf would reject (a leader out of order, members
+  // past the last evsel, overlapping groups) leaves no groups at all.
+  void ApplyGroups(const std::vector<GroupDesc>& group_desc);
+  // Number of groups with more than one member.
+  size_t nr_groups() const { return nr_groups_; }
+  // The evsel that owns sample id `id` (ATTR ids, ID_INDEX), or nullptr.
+  const Evsel* FindById(uint64_t id) const {
+    auto it = id_to_evsel_.find(id);
+    return it == id_to_evsel_.end() ? nullptr : &evsels_[static_cast<size_t>(it->second)];
+  }
 
   // The evsel of a SAMPLE (by its IDENTIFIER/ID word when several), or nullptr for an
   // unknown id or a record too short to hold it.
@@ -73,11 +91,6 @@ class Evlist {
   uint64_t RecordTime(const RecordView& r) const;
 
  private:
-  const Evsel* FindById(uint64_t id) const {
-    auto it = id_to_evsel_.find(id);
-    return it == id_to_evsel_.end() ? nullptr : &evsels_[static_cast<size_t>(it->second)];
-  }
-
   Loader loader_;
   std::vector<Evsel> evsels_;
   std::unordered_map<uint64_t, int> id_to_evsel_;
@@ -86,6 +99,13 @@ class Evlist {
   uint32_t sample_evsel_id_ = 0;
   uint32_t trailer_evsel_id_ = 0;
   bool sample_id_all_ = false;
+  size_t nr_groups_ = 0;
 };
+
+// perf report's --group/--no-group on a file without groups (evlist__force_leader, run
+// whenever either is given): every evsel joins the first one's group (nr_members = all),
+// printed without "anon group { }". No-op when `evsels` has a group already.
+// Returns whether it forced.
+bool ForceLeader(std::vector<Evsel>* evsels);
 
 }  // namespace perflens

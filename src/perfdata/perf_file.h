@@ -91,6 +91,8 @@ class PerfFile {
 
   // The evsel a SAMPLE belongs to (by id when several), or nullptr for an unknown id.
   const Evsel* EvselForSample(const RecordView& r) const { return header_.evlist().ForSample(r); }
+  // The evsel owning sample id `id` (a PERF_SAMPLE_READ value's id), or nullptr.
+  const Evsel* EvselForId(uint64_t id) const { return header_.evlist().FindById(id); }
   // The evsel whose sample_id trailer layout applies to a non-sample record.
   const Evsel* EvselForRecord(const RecordView& r) const { return header_.evlist().ForRecord(r); }
   // Timestamp of any record in ns: sample time, or the sample_id trailer's time; 0 if

@@ -47,7 +47,7 @@ class PerfHeader {
   // evsels). Malformed records are skipped (attrs and features warn in env()).
   void ApplyHeaderRecord(const RecordView& r, bool after_header, std::vector<std::string>* warnings);
   // After the last header record: evsel names and sample id positions.
-  void Finish() { evlist_.Finish(env_.event_desc); }
+  void Finish() { evlist_.Finish(env_.event_desc, env_.group_desc); }
 
   const Loader& loader() const { return loader_; }
   bool pipe_mode() const { return pipe_mode_; }

@@ -93,9 +93,12 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   for (const SortKey* k : *keys)
     if (k->name == std::string_view("cpu")) so.coalesce_by_cpu = true;
   so.defer_kernel_symbols = options.defer_kernel_symbols;
+  so.thread_read_values = options.show_threads;
   so.use_threads = options.use_threads;
   so.consumer_thread = true;
   r->session_ = Session::Open(file, std::move(so));
+  r->evsels_ = file->evsels();
+  if (options.group.has_value()) r->forced_leader_ = ForceLeader(&r->evsels_);
   for (const SortKey* k : *keys)
     if (k->name == std::string_view("srcline") || k->name == std::string_view("srcfile"))
       r->srclines_ = std::make_unique<SrcLines>(&r->session_->symbolizer(), options.full_source_path);

@@ -48,8 +48,9 @@ class Report {
   std::vector<std::string> SummaryLines() const;
   // The finished Hists and how to print them (after Process).
   HistsOutput Output() const {
-    return HistsOutput(hists(), file().evsels(), options_, children_, sort_by_children_, call_graph_,
-                       counters().total_lost_samples, file().path(), SummaryLines());
+    return HistsOutput(hists(), evsels_, options_, children_, sort_by_children_, call_graph_,
+                       counters().total_lost_samples, file().path(), SummaryLines(), options_.group.value_or(true),
+                       forced_leader_, options_.show_threads ? &session_->thread_read_values() : nullptr);
   }
 
  private:
@@ -60,6 +61,10 @@ class Report {
   bool sort_by_children_ = false;
   bool has_callchains_ = false;
   CallGraphParams call_graph_;
+  // The file's evsels, made one group by --group/--no-group when it has none (perf's
+  // evlist__force_leader): what the printers see.
+  std::vector<Evsel> evsels_;
+  bool forced_leader_ = false;
   std::unique_ptr<Session> session_;
   std::unique_ptr<SrcLines> srclines_;  // when a sort key is srcline
   std::unique_ptr<SrcLines> chain_srclines_;  // with the call graph's address key

@@ -33,6 +33,14 @@ struct ReportOptions {
   // --sort parent alone). -x/--exclude-other: only rows that have one are printed.
   std::string parent;
   bool exclude_other = false;
+  // --group/--no-group: the group view (a group's members side by side under its
+  // leader). Unset → on (perf 6.1's default; it matters only for files with groups).
+  // Given either way on a file without groups, perf makes all evsels one group
+  // (evlist__force_leader): "of events" and, with --group, one section.
+  std::optional<bool> group;
+  // -T/--threads: after the report, the per-thread counts of the READ records (perf
+  // record -s), as perf's perf_read_values_display.
+  bool show_threads = false;
   int max_stack = 127;                // --max-stack
   bool inline_frames = true;          // --inline / --no-inline (DWARF-unwound frames)
   // Callers looked up at return address - 1 (the default; --no-return-address-adjust:

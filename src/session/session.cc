@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "perfdata/perf_event.h"
+#include "perfdata/sample_read.h"
 
 namespace perflens {
 namespace {
@@ -197,8 +198,11 @@ std::unique_ptr<Session> Session::Open(PerfFile* file, SessionOptions options) {
   s->frame_source_ = std::make_unique<FrameSource>(s->machine_.get(), s->resolver_.get(), s->options_.max_stack,
                                                    s->options_.inline_frames, s->options_.adjust_return_addresses);
   const SessionOptions& o = s->options_;
-  // Summed samples keep neither time nor (always) cpu: the --time/-C filters need each.
-  s->coalesce_ = o.coalesce && !chains && file->evsels().size() <= UINT16_MAX && !o.filter.drops_any();
+  // PERF_SAMPLE_READ samples are split per read value (ProcessParsed), one by one;
+  // summed samples keep neither time nor (always) cpu: the --time/-C filters need each.
+  bool sample_read = false;
+  for (const Evsel& ev : file->evsels()) sample_read |= (ev.attr.sample_type & kSampleRead) != 0;
+  s->coalesce_ = o.coalesce && !chains && !sample_read && file->evsels().size() <= UINT16_MAX && !o.filter.drops_any();
   s->defer_kernel_symbols_ = o.defer_kernel_symbols && !chains && o.filter.symbols.empty();
   return s;
 }
@@ -338,7 +342,7 @@ void Session::HandleReadBatch(const ReadBatch& rb, ReadBatch** next_batch) {
           next_index = i + 1;
         }
         current_ahead_ = ahead && ahead->results[i].valid ? &ahead->results[i] : nullptr;
-        if (ok) ProcessDecoded(*cur, *ev, r.perf_data_offset);
+        if (ok) ProcessParsed(*cur, *ev, r.perf_data_offset);
         current_ahead_ = nullptr;
       }
     };
@@ -516,6 +520,13 @@ void Session::HandleRecord(const RecordView& r) {
     case kRecordLostSamples:
       if (r.size >= 16) counters_.total_lost_samples += file_->loader().U64(r.data + 8);
       break;
+    case kRecordRead:
+      if (options_.thread_read_values && r.size >= 24) {
+        const Evsel* ev = file_->EvselForRecord(r);
+        const Loader& ld = file_->loader();
+        if (ev) thread_read_values_.Add(ld.U32(r.data + 8), ld.U32(r.data + 12), ev->index, ld.U64(r.data + 16));
+      }
+      break;
     case kRecordLost: {
       LostEvent e;
       if (DecodeLost(r, file_->loader(), &e)) counters_.total_lost += e.lost;
@@ -542,7 +553,7 @@ void Session::ProcessSample(const RecordView& r) {
     return;
   }
   const Evsel* ev = nullptr;
-  if (counters_.Parse(*file_, r, &s, &ev)) ProcessDecoded(s, *ev, r.perf_data_offset);
+  if (counters_.Parse(*file_, r, &s, &ev)) ProcessParsed(s, *ev, r.perf_data_offset);
 }
 
 bool Session::NeedsUnwind(const Evsel& evsel) const {
@@ -649,6 +660,44 @@ U64Array Session::ChainFor(const Sample& s, const Evsel& evsel, const Thread* th
   }
   *unwound_begin = s.callchain.size;
   return U64Array{reinterpret_cast<const uint8_t*>(buf.data()), buf.size(), false};
+}
+
+void ThreadReadValues::Add(uint32_t pid, uint32_t tid, int evsel, uint64_t value) {
+  auto [col_it, new_col] = column_of_.try_emplace(evsel, columns.size());
+  if (new_col) {
+    columns.push_back(evsel);
+    for (Row& r : rows) r.values.resize(columns.size());
+  }
+  auto [row_it, new_row] = row_of_.try_emplace(uint64_t{pid} << 32 | tid, rows.size());
+  if (new_row) rows.push_back({pid, tid, std::vector<uint64_t>(columns.size())});
+  rows[row_it->second].values[col_it->second] += value;
+}
+
+void Session::ProcessParsed(Sample& s, const Evsel& ev, uint64_t perf_data_offset) {
+  if (!(ev.attr.sample_type & kSampleRead)) return ProcessDecoded(s, ev, perf_data_offset);
+  // perf's evlist__deliver_sample → deliver_sample_group / deliver_sample_value: one
+  // sample per read value, for the evsel that owns the value's id, with the counter's
+  // growth since that id's last sample as the period (the first sample's is its whole
+  // value); unknown ids are counted, zero periods are not delivered.
+  // With inherit each thread reads its own counter under the parent's id: perf 6.1 keeps
+  // one value per id and prints the differences between threads' counters (wrapped
+  // below 0 when a thread's is smaller); the growth is per (id, tid), as later perf
+  // keeps it (perf_evsel__attr_has_per_thread_sample_period; README "differs on purpose").
+  const bool per_thread = ev.attr.inherit() && (ev.attr.sample_type & kSampleTid);
+  const SampleRead read(s.read_values, ev.attr.read_format);
+  for (uint64_t i = 0; i < read.size(); ++i) {
+    const ReadValue v = read.at(i);
+    const Evsel* member = file_->EvselForId(v.id);
+    if (!member) {
+      ++counters_.nr_unknown_id;
+      continue;
+    }
+    uint64_t& last = per_thread ? read_values_per_thread_[{v.id, s.tid}] : read_values_[v.id];
+    s.period = v.value - last;
+    s.id = v.id;
+    last = v.value;
+    if (s.period != 0) ProcessDecoded(s, *member, perf_data_offset);
+  }
 }
 
 void Session::ProcessDecoded(const Sample& s, const Evsel& sample_evsel, uint64_t perf_data_offset) {

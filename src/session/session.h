@@ -20,10 +20,12 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "base/result.h"
@@ -210,7 +212,27 @@ struct SessionCounters : SampleCounts {
   UnwindStop first_unwind_stop = UnwindStop::kComplete;
 };
 
+// perf report -T: the PERF_RECORD_READ values (`perf record -s`, a thread's counters
+// when it exits) summed per (pid, tid) and evsel, rows and columns in first-seen order
+// (perf's perf_read_values). A READ's value is the first word of its read_format block
+// and its evsel the one its sample_id names, as perf reads them.
+struct ThreadReadValues {
+  struct Row {
+    uint32_t pid = 0, tid = 0;
+    std::vector<uint64_t> values;  // per column; 0 where the thread had no READ of it
+  };
+  std::vector<int> columns;  // evsel indices
+  std::vector<Row> rows;
+  void Add(uint32_t pid, uint32_t tid, int evsel, uint64_t value);
+
+ private:
+  std::unordered_map<uint64_t, size_t> row_of_;  // pid << 32 | tid → rows index
+  std::unordered_map<int, size_t> column_of_;    // evsel → columns index
+};
+
 struct SessionOptions {
+  // Collect ThreadReadValues from the READ records (report -T).
+  bool thread_read_values = false;
   // recorded_osrelease/arch default to the file's HEADER_OSRELEASE/ARCH.
   SymbolizeOptions symbolize;
   SampleFilter filter;
@@ -265,6 +287,8 @@ class Session {
   Symbolizer& symbolizer() { return *symbolizer_; }
   const Symbolizer& symbolizer() const { return *symbolizer_; }
   const SessionCounters& counters() const { return counters_; }
+  // With SessionOptions::thread_read_values, after Run.
+  const ThreadReadValues& thread_read_values() const { return thread_read_values_; }
   const ReadStats& read_stats() const { return read_stats_; }
   // The summary lines of what could not be resolved (no map, no symbol, symbol-load
   // problems, malformed samples), for the front-ends that print them.
@@ -304,6 +328,8 @@ class Session {
   void ProcessSample(const RecordView& r);
   // A decoded sample of `evsel` (the record at `perf_data_offset`): resolved and delivered.
   void ProcessDecoded(const Sample& s, const Evsel& evsel, uint64_t perf_data_offset);
+  // A decoded sample: ProcessDecoded, or for PERF_SAMPLE_READ once per read value.
+  void ProcessParsed(Sample& s, const Evsel& evsel, uint64_t perf_data_offset);
   // The chain to resolve for `s`: its recorded callchain, or with a DWARF user part
   // (evsel with REGS_USER and STACK_USER) the recorded entries followed by the unwound
   // frames in chain_buffer_ (*unwound_begin set to where they start).
@@ -349,6 +375,17 @@ class Session {
   bool defer_kernel_symbols_ = false;
   Sample sample_;                             // the sample being decoded, reused
   Sample next_sample_;                        // the one after it (decoded one ahead)
+  // PERF_SAMPLE_READ: each sample id's counter value at its last sample (perf's
+  // perf_sample_id->period), for the periods of the next.
+  std::unordered_map<uint64_t, uint64_t> read_values_;
+  // The same per (id, tid) for inherited counters (each thread has its own).
+  struct IdTidHash {
+    size_t operator()(const std::pair<uint64_t, uint32_t>& k) const {
+      return std::hash<uint64_t>()(k.first * 0x9E3779B97F4A7C15ULL ^ k.second);
+    }
+  };
+  std::unordered_map<std::pair<uint64_t, uint32_t>, uint64_t, IdTidHash> read_values_per_thread_;
+  ThreadReadValues thread_read_values_;
   std::vector<CallchainFrame> chain_frames_;  // the chain being resolved, reused
   // DWARF unwinding (on the resolving thread): the CFI of each module, the unwinder
   // with its row cache, and the merged chain (native byte order), reused.
