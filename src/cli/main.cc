@@ -40,6 +40,7 @@ int Fail(const Error& e) {
 struct ReportArgs {
   std::string input = "perf.data";
   bool stdio = false, children = false, no_children = false, json = false;
+  bool branch_stack = false, no_branch_stack = false;
   std::vector<std::string> comms, dsos, symbols, pids, tids;
   std::string call_graph;
   bool bare_call_graph = false;  // -g without a value
@@ -52,6 +53,8 @@ int RunReport(ReportArgs& a, const ReaderOptions& reader) {
   ReportOptions& o = a.options;
   if (a.children) o.children = true;
   if (a.no_children) o.children = false;
+  if (a.branch_stack) o.branch_stack = true;
+  if (a.no_branch_stack) o.branch_stack = false;
   if (a.json) o.format = "json";
   if (!a.call_graph.empty()) o.call_graph = a.call_graph;
   else if (a.bare_call_graph) o.call_graph = "graph,0.5,caller,function,percent";  // perf's CALLCHAIN_DEFAULT_OPT
@@ -105,6 +108,9 @@ int main(int argc, char** argv) {
   report->add_option("--percent-limit", ra.options.percent_limit, "Hide entries below this percentage");
   report->add_flag("--children", ra.children, "Accumulate callchain costs (Children column)");
   report->add_flag("--no-children", ra.no_children, "Self costs only");
+  report->add_flag("-b,--branch-stack", ra.branch_stack,
+                   "One row per branch-stack entry (from/to; the default for perf record -b recordings)");
+  report->add_flag("--no-branch-stack", ra.no_branch_stack, "Rows of samples even when the recording has branch stacks");
   CLI::Option* call_graph_opt =
       report->add_option("-g,--call-graph", ra.call_graph,
                          "Call graph: graph|fractal|flat|folded|none[,threshold][,caller|callee][,function|address]"

@@ -35,10 +35,17 @@ class HistsConsumer : public SampleConsumer {
   void Finish() override;  // perf's comm__override on every Hists
 
   const std::vector<Hists>& hists() const { return hists_; }
+  // perf report's branch mode: each sample adds one row per branch-stack entry, with a
+  // period of 1 (perf's iter_add_next_branch_entry: "the percentage of total branches
+  // captured"), instead of its own row. The session must hand over branch stacks
+  // (SampleNeeds::branch_stack); no Children or call graph.
+  void set_branch_mode(bool on) { branch_mode_ = on; }
 
  private:
   std::vector<Hists> hists_;  // one per evsel
   bool children_ = false;
+  bool branch_mode_ = false;
+  void AddBranchEntries(const ResolvedSample& s);
   CallGraphParams call_graph_;
   SrcLines* srclines_ = nullptr;
   SrcLines* chain_srclines_ = nullptr;

@@ -39,6 +39,7 @@ class Report {
   // Rows ordered (and --percent-limit applied) by the Children value.
   bool sort_by_children() const { return sort_by_children_; }
   bool has_callchains() const { return has_callchains_; }
+  bool branch_mode() const { return branch_mode_; }
   // The call graph that will be printed (mode none when there are no callchains).
   const CallGraphParams& call_graph() const { return call_graph_; }
   Machine& machine() { return session_->machine(); }
@@ -58,6 +59,7 @@ class Report {
   bool children_ = false;
   bool sort_by_children_ = false;
   bool has_callchains_ = false;
+  bool branch_mode_ = false;  // perf's SORT_MODE__BRANCH: one row per branch-stack entry
   CallGraphParams call_graph_;
   std::unique_ptr<Session> session_;
   std::unique_ptr<SrcLines> srclines_;  // when a sort key is srcline

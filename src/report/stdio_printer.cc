@@ -88,8 +88,13 @@ Status PrintReportStdio(const HistsOutput& report, std::string* out) {
       if (f.key->fixed_width) continue;
       for (const HistEntry* e : rows) {
         cell.clear();
-        f.key->print(*e, &cell);
-        size_t w = cell.size();
+        size_t w;
+        if (f.key->col_len) {
+          w = f.key->col_len(*e);
+        } else {
+          f.key->print(*e, &cell);
+          w = cell.size();
+        }
         // perf's symlen is namelen + 4: an inlined symbol's " (inlined)" is printed
         // past the width it sets.
         if (f.key->name == "sym" && e->sym && e->sym->inlined && w >= kInlinedSuffix.size()) w -= kInlinedSuffix.size();
@@ -154,6 +159,7 @@ Status PrintReportStdio(const HistsOutput& report, std::string* out) {
             // perf's repsep_snprintf: the separator's first character inside a value
             // becomes '.', so "-t ," output stays parseable (C++ names have commas).
             if (use_sep) std::replace(cell.begin(), cell.end(), sep[0], '.');
+            else if (f.key->truncate && cell.size() > f.width) cell.resize(f.width);
             break;
           }
           if (f.numeric()) {
