@@ -91,6 +91,7 @@ void HistsConsumer::AddBranchEntries(const ResolvedSample& s) {
     proto.mispred = flags.mispred;
     proto.predicted = flags.predicted;
     proto.cycles = flags.cycles;
+    branch_types_.Count(flags, be.from, be.to);
     AddTotals(&hists, 1, s.cpumode, 1);
     Hists::AddSelf(&hists.at(hists.FindOrAdd(proto)), 1, s.cpumode, 1);
   }

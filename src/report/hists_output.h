@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "perfdata/perf_file.h"
+#include "report/branch_type.h"
 #include "report/callchain_tree.h"
 #include "report/hists.h"
 #include "report/report_options.h"
@@ -32,6 +33,9 @@ class HistsOutput {
   uint64_t total_lost_samples() const { return total_lost_samples_; }
   const std::string& path() const { return path_; }             // the input, for JSON
   const std::vector<std::string>& warnings() const { return warnings_; }  // JSON "warnings"
+  // Branch mode: the typed branches counted (printed after the rows); nullptr otherwise.
+  const BranchTypeStat* branch_types() const { return branch_types_; }
+  void set_branch_types(const BranchTypeStat* stat) { branch_types_ = stat; }
 
  private:
   const std::vector<Hists>& hists_;
@@ -42,6 +46,7 @@ class HistsOutput {
   uint64_t total_lost_samples_;
   std::string path_;
   std::vector<std::string> warnings_;
+  const BranchTypeStat* branch_types_ = nullptr;
 };
 
 }  // namespace perflens

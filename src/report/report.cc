@@ -99,6 +99,8 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
 
 Report::~Report() = default;
 
+const BranchTypeStat& Report::branch_types() const { return hists_->branch_types(); }
+
 Status Report::Process() { return session_->Run(); }
 
 std::vector<std::string> Report::SummaryLines() const {

@@ -40,6 +40,8 @@ class Report {
   bool sort_by_children() const { return sort_by_children_; }
   bool has_callchains() const { return has_callchains_; }
   bool branch_mode() const { return branch_mode_; }
+  // Branch mode: the typed entries counted (perf's "Branch Statistics").
+  const BranchTypeStat& branch_types() const;
   // The call graph that will be printed (mode none when there are no callchains).
   const CallGraphParams& call_graph() const { return call_graph_; }
   Machine& machine() { return session_->machine(); }
@@ -48,8 +50,10 @@ class Report {
   std::vector<std::string> SummaryLines() const;
   // The finished Hists and how to print them (after Process).
   HistsOutput Output() const {
-    return HistsOutput(hists(), file().evsels(), options_, children_, sort_by_children_, call_graph_,
-                       counters().total_lost_samples, file().path(), SummaryLines());
+    HistsOutput out(hists(), file().evsels(), options_, children_, sort_by_children_, call_graph_,
+                    counters().total_lost_samples, file().path(), SummaryLines());
+    if (branch_mode_) out.set_branch_types(&branch_types());
+    return out;
   }
 
  private:

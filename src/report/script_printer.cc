@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "perfdata/perf_event.h"
+#include "report/branch_type.h"
 #include "report/srcline.h"
 #include "report/text_buffer.h"
 #include "session/dso_name.h"
@@ -65,19 +66,6 @@ char* PutDso(char* p, const AddrLocation& al, std::string* scratch) {
   p = PutStr(PutStr(p, " ("), ScriptDsoName(al.dso, scratch));
   *p++ = ')';
   return p;
-}
-
-// perf's branch_type_name (util/branch.c, perf 6.1), "" for PERF_BR_UNKNOWN; the
-// extended types (PERF_BR_EXTEND_ABI) by new_type.
-std::string_view BranchTypeName(const BranchFlags& f) {
-  static constexpr std::string_view kTypes[] = {"",        "COND",     "UNCOND",   "IND",   "CALL",
-                                                "IND_CALL", "RET",     "SYSCALL",  "SYSRET", "COND_CALL",
-                                                "COND_RET", "ERET",    "IRQ",      "SERROR", "NO_TX"};
-  static constexpr std::string_view kNewTypes[] = {"FAULT_ALGN", "FAULT_DATA", "FAULT_INST", "ARCH_1",
-                                                   "ARCH_2",     "ARCH_3",     "ARCH_4",     "ARCH_5"};
-  if (f.type < std::size(kTypes)) return kTypes[f.type];
-  if (f.new_type < std::size(kNewTypes)) return kNewTypes[f.new_type];
-  return "";
 }
 
 // print_bstack_flags: "/P/-/-/4/COND " (predicted or mispredicted, in_tx, abort,

@@ -185,6 +185,13 @@ Status PrintReportStdio(const HistsOutput& report, std::string* out) {
     }
     out->append("\n\n");
   }
+  // perf prints the branch statistics after its tip, which perflens does not print,
+  // and ends them without a newline; perflens ends the line.
+  if (const BranchTypeStat* stat = report.branch_types()) {
+    const size_t before = out->size();
+    stat->Print(out);
+    if (out->size() != before) out->push_back('\n');
+  }
   return Status::Ok();
 }
 
