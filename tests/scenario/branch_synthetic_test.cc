@@ -184,14 +184,15 @@ TEST_F(BranchFixture, ScriptBranchStackIsPerfs) {
   ExpectSameAs("expected-perf-brstack-dso.txt", Run("script -F brstack,brstacksym,dso", "branch_any.data").out);
 }
 
-// A requested field the recording cannot supply is perf's error.
-TEST_F(BranchFixture, BrstackNeedsBranchStack) {
-  const CommandResult r = RunShell(ShellQuote(PerflensBinary()) + " script -F ip,brstack -i " +
+// perf 6.1 does not check brstack against the sample_type (a dummy event beside an LBR
+// one has none): samples without branch stacks print none, and no error.
+TEST_F(BranchFixture, BrstackWithoutBranchStacksPrintsNone) {
+  const CommandResult r = RunShell(ShellQuote(PerflensBinary()) + " script -q -F ip,brstack -i " +
                                        ShellQuote(ScenarioSourceDir() + "/fixtures/noreturn_call/perf.data"),
                                    dir_);
-  EXPECT_NE(r.exit_code, 0);
-  EXPECT_NE(r.err.find("do not have BRANCH_STACK attribute set. Cannot print 'brstack' field."), std::string::npos)
-      << r.err;
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\t            115e\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("/"), std::string::npos) << r.out;
 }
 
 }  // namespace
