@@ -184,6 +184,17 @@ TEST_F(BranchFixture, ScriptBranchStackIsPerfs) {
   ExpectSameAs("expected-perf-brstack-dso.txt", Run("script -F brstack,brstacksym,dso", "branch_any.data").out);
 }
 
+// -b on a recording without branch stacks: perf's message (perf 6.1 then exits 0;
+// perflens exits 1, as for other errors).
+TEST_F(BranchFixture, ForcedBranchModeNeedsBranchStacks) {
+  const CommandResult r = RunShell(ShellQuote(PerflensBinary()) + " report --stdio -b -i " +
+                                       ShellQuote(ScenarioSourceDir() + "/fixtures/noreturn_call/perf.data"),
+                                   dir_);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("Selected -b but no branch data. Did you call perf record without -b?"), std::string::npos)
+      << r.err;
+}
+
 // perf 6.1 does not check brstack against the sample_type (a dummy event beside an LBR
 // one has none): samples without branch stacks print none, and no error.
 TEST_F(BranchFixture, BrstackWithoutBranchStacksPrintsNone) {
