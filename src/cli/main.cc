@@ -41,6 +41,7 @@ struct ReportArgs {
   std::string input = "perf.data";
   bool stdio = false, children = false, no_children = false, json = false;
   bool group = false, no_group = false;
+  bool branch_stack = false, no_branch_stack = false;
   std::vector<std::string> comms, dsos, symbols, pids, tids;
   std::string call_graph;
   bool bare_call_graph = false;  // -g without a value
@@ -61,6 +62,8 @@ int RunReport(ReportArgs& a, const ReaderOptions& reader) {
   if (a.no_children) o.children = false;
   if (a.group) o.group = true;
   if (a.no_group) o.group = false;
+  if (a.branch_stack) o.branch_stack = true;
+  if (a.no_branch_stack) o.branch_stack = false;
   if (a.json) o.format = "json";
   if (!a.call_graph.empty()) o.call_graph = a.call_graph;
   else if (a.bare_call_graph) o.call_graph = "graph,0.5,caller,function,percent";  // perf's CALLCHAIN_DEFAULT_OPT
@@ -141,6 +144,9 @@ int main(int argc, char** argv) {
   report->add_flag("--no-group", ra.no_group, "Each event of a group in its own section");
   report->add_flag("-T,--threads", ra.options.show_threads,
                    "After the report, per-thread counts from the READ records (perf record -s)");
+  report->add_flag("-b,--branch-stack", ra.branch_stack,
+                   "One row per branch-stack entry (from/to; the default for perf record -b recordings)");
+  report->add_flag("--no-branch-stack", ra.no_branch_stack, "Rows of samples even when the recording has branch stacks");
   CLI::Option* call_graph_opt =
       report->add_option("-g,--call-graph", ra.call_graph,
                          "Call graph: graph|fractal|flat|folded|none[,threshold][,caller|callee][,function|address]"

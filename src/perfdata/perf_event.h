@@ -105,6 +105,8 @@ enum ReadFormat : uint64_t {
 
 // branch_sample_type bits that change the sample layout.
 inline constexpr uint64_t kBranchSampleHwIndex = 1ULL << 17;
+// LBR call-stack mode (--call-graph lbr): the entries are the call stack, newest first.
+inline constexpr uint64_t kBranchSampleCallStack = 1ULL << 11;
 inline constexpr uint64_t kBranchSampleCounters = 1ULL << 19;
 
 // perf_event_header.misc

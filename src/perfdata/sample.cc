@@ -5,6 +5,26 @@
 
 namespace perflens {
 
+BranchFlags DecodeBranchFlags(uint64_t value, bool big_endian_writer) {
+  // A field of `size` bits at little-endian bit `pos`; a big-endian writer's bitfields
+  // start at the most significant bit.
+  auto field = [&](unsigned pos, unsigned size) -> uint64_t {
+    const uint64_t mask = (uint64_t{1} << size) - 1;
+    return big_endian_writer ? (value >> (64 - pos - size)) & mask : (value >> pos) & mask;
+  };
+  BranchFlags f;
+  f.mispred = field(0, 1);
+  f.predicted = field(1, 1);
+  f.in_tx = field(2, 1);
+  f.abort = field(3, 1);
+  f.cycles = static_cast<uint16_t>(field(4, 16));
+  f.type = static_cast<uint8_t>(field(20, 4));
+  f.spec = static_cast<uint8_t>(field(24, 2));
+  f.new_type = static_cast<uint8_t>(field(26, 4));
+  f.priv = static_cast<uint8_t>(field(30, 3));
+  return f;
+}
+
 const char* SampleErrorName(SampleError e) {
   switch (e) {
     case SampleError::kNone: return "ok";

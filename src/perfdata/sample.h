@@ -5,6 +5,7 @@
 // SampleLayout (sample_layout.h), the one description of that order.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 
 #include "base/byte_order.h"
@@ -26,6 +27,19 @@ struct U64Array {
 struct BranchEntry {
   uint64_t from = 0, to = 0, flags = 0;
 };
+
+// A branch_entry's flags word decoded (perf's struct branch_flags). A little-endian
+// writer puts field bits from bit 0 up: 0 mispred, 1 predicted, 2 in_tx, 3 abort,
+// 4-19 cycles, 20-23 type, 24-25 spec, 26-29 new_type, 30-32 priv; a big-endian one
+// allocates the same fields from bit 63 down (evsel__bitfield_swap_branch_flags).
+struct BranchFlags {
+  bool mispred = false, predicted = false, in_tx = false, abort = false;
+  uint16_t cycles = 0;
+  uint8_t type = 0, spec = 0, new_type = 0, priv = 0;
+};
+// `value` is the flags u64 as a number (already byte-swapped to host order);
+// `big_endian_writer`: the file's byte order is big-endian.
+BranchFlags DecodeBranchFlags(uint64_t value, bool big_endian_writer);
 
 struct Sample {
   uint64_t ip = 0;
@@ -68,6 +82,10 @@ struct Sample {
 
   BranchEntry branch(uint64_t i) const {
     return {branch_entries[3 * i], branch_entries[3 * i + 1], branch_entries[3 * i + 2]};
+  }
+  // Entry i's flags decoded for the byte order the file was written in.
+  BranchFlags branch_flags(uint64_t i) const {
+    return DecodeBranchFlags(branch_entries[3 * i + 2], branch_entries.swap != (std::endian::native == std::endian::big));
   }
 };
 

@@ -20,6 +20,15 @@ struct HistStat {
   uint64_t period_guest_sys = 0, period_guest_us = 0;
 };
 
+// One end of a branch (branch mode): where perf's ip__resolve_ams found `addr`.
+struct BranchEnd {
+  Dso* dso = nullptr;           // nullptr → "[unknown]"
+  const Symbol* sym = nullptr;  // nullptr: rows are told apart by `addr`
+  uint64_t addr = 0;            // the raw address
+  uint64_t al_addr = 0;         // Map::MapIp(addr) (addr without a map): what is printed
+  char level = 'H';             // of the maps it was found in; 'H' in none
+};
+
 struct HistEntry {
   // Sort-key values; only the ones the report sorts by are meaningful.
   const std::string* comm = nullptr;  // comm at sample time (the "comm" key)
@@ -45,6 +54,11 @@ struct HistEntry {
   // matches the parent pattern, and its DSO; nullptr: "[other]".
   const Symbol* parent = nullptr;
   const Dso* parent_dso = nullptr;
+  // Branch mode (one row per branch-stack entry): the entry's ends and flags.
+  bool has_branch = false;
+  BranchEnd from, to;
+  bool mispred = false, predicted = false;
+  uint16_t cycles = 0;
   HistStat self;
   HistStat acc;  // Children: self plus periods of samples whose chain passes here
 };

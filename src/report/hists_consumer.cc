@@ -72,7 +72,41 @@ void HistsConsumer::OnSlotSums(std::span<const SlotSum> sums) {
   key_slots_.clear();
 }
 
+void HistsConsumer::AddBranchEntries(const ResolvedSample& s) {
+  Hists& hists = hists_[s.evsel];
+  const Sample& sample = *s.branch_sample;
+  HistEntry proto = SelfProto(s);
+  proto.has_branch = true;
+  // ip__resolve_ams: the first cpumode whose maps hold the address.
+  auto end = [&](uint64_t addr) {
+    const AddrLocation al = s.frame_source->ResolveAnyMode(s.thread, addr);
+    BranchEnd e;
+    e.dso = al.dso;
+    e.sym = al.sym;
+    e.addr = addr;
+    e.al_addr = al.dso ? al.dso_addr : addr;
+    e.level = al.dso ? al.level : 'H';
+    return e;
+  };
+  for (uint64_t i = 0; i < sample.branch_nr; ++i) {
+    const BranchEntry be = sample.branch(i);
+    const BranchFlags flags = sample.branch_flags(i);
+    proto.from = end(be.from);
+    proto.to = end(be.to);
+    proto.mispred = flags.mispred;
+    proto.predicted = flags.predicted;
+    proto.cycles = flags.cycles;
+    branch_types_.Count(flags, be.from, be.to);
+    AddTotals(&hists, 1, s.cpumode, 1, false);
+    Hists::AddSelf(&hists.at(hists.FindOrAdd(proto)), 1, s.cpumode, 1);
+  }
+}
+
 void HistsConsumer::OnSample(const ResolvedSample& s) {
+  if (branch_mode_) {
+    if (s.branch_sample && s.frame_source && !s.filtered) AddBranchEntries(s);
+    return;
+  }
   Hists& hists = hists_[s.evsel];
   AddTotals(&hists, s.period, s.cpumode, s.nr_samples, s.filtered);
   if (s.filtered) return;

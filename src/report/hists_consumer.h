@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "report/branch_type.h"
 #include "report/callchain_tree.h"
 #include "report/hists.h"
 #include "report/srcline.h"
@@ -45,10 +46,20 @@ class HistsConsumer : public SampleConsumer {
     parent_pattern_ = pattern;
     exclude_other_ = exclude_other;
   }
+  // perf report's branch mode: each sample adds one row per branch-stack entry, with a
+  // period of 1 (perf's iter_add_next_branch_entry: "the percentage of total branches
+  // captured"), instead of its own row. The session must hand over branch stacks
+  // (SampleNeeds::branch_stack); no Children or call graph.
+  void set_branch_mode(bool on) { branch_mode_ = on; }
+  // Branch mode: the typed entries of every evsel (perf's "Branch Statistics").
+  const BranchTypeStat& branch_types() const { return branch_types_; }
 
  private:
   std::vector<Hists> hists_;  // one per evsel
   bool children_ = false;
+  bool branch_mode_ = false;
+  BranchTypeStat branch_types_;
+  void AddBranchEntries(const ResolvedSample& s);
   CallGraphParams call_graph_;
   SrcLines* srclines_ = nullptr;
   SrcLines* chain_srclines_ = nullptr;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "perfdata/perf_file.h"
+#include "report/branch_type.h"
 #include "report/callchain_tree.h"
 #include "report/hists.h"
 #include "report/report_options.h"
@@ -41,6 +42,9 @@ class HistsOutput {
   bool forced_leader() const { return forced_leader_; }
   // -T: the per-thread READ counts printed after the report; nullptr without -T.
   const ThreadReadValues* thread_values() const { return thread_values_; }
+  // Branch mode: the typed branches counted (printed after the rows); nullptr otherwise.
+  const BranchTypeStat* branch_types() const { return branch_types_; }
+  void set_branch_types(const BranchTypeStat* stat) { branch_types_ = stat; }
 
  private:
   const std::vector<Hists>& hists_;
@@ -53,6 +57,7 @@ class HistsOutput {
   std::vector<std::string> warnings_;
   bool group_view_ = false, forced_leader_ = false;
   const ThreadReadValues* thread_values_ = nullptr;
+  const BranchTypeStat* branch_types_ = nullptr;
 };
 
 }  // namespace perflens

@@ -11,7 +11,18 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
     r->options_ = options;
   // perf: with -F and no -s, the sort keys are the sort-key fields of -F; with both, rows
   // are grouped by the union (fields that are sort keys become sort keys too).
+  // perf's branch mode (sort__mode = SORT_MODE__BRANCH): by default when the recording
+  // has the BRANCH_STACK feature (perf record -b; not --call-graph lbr) and no user
+  // stacks; -b forces it, --no-branch-stack turns it off.
+  uint64_t combined_sample_type = 0;
+  for (const auto& ev : file->evsels()) combined_sample_type |= ev.attr.sample_type;
+  const bool has_br_stack =
+      file->HasFeature(kFeatBranchStack) && !(combined_sample_type & kSampleStackUser);
+  r->branch_mode_ = options.branch_stack.value_or(has_br_stack);
+  if (r->branch_mode_ && !(combined_sample_type & kSampleBranchStack) && !file->pipe_mode())
+    return Err("Selected -b but no branch data. Did you call perf record without -b?");
   std::string sort = options.sort;
+  if (r->branch_mode_ && !options.sort_given) sort = "comm,dso_from,symbol_from,symbol_to,cycles";
   // perf's -p adds the parent key (setup_sorting: sort__has_parent).
   if (!options.parent.empty() && (sort + ",").find("parent,") == std::string::npos) sort += ",parent";
   std::string field_keys;
@@ -30,6 +41,11 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   // perf 6.1 decides the Children default before a pipe's attrs arrive: off in pipe mode.
   r->children_ = options.children.value_or(r->has_callchains_ && !file->pipe_mode());
   if (!r->has_callchains_) r->children_ = false;  // perf: nothing to accumulate
+  if (r->branch_mode_) {
+    // perf turns cumulation off in branch mode and adds no callchains to branch rows.
+    r->children_ = false;
+    r->has_callchains_ = false;
+  }
   // perf report's default is graph,0.5 with caller order for children, callee without.
   CallGraphParams& cg = r->call_graph_;
   bool order_set = false;
@@ -84,15 +100,15 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   // The parent key walks the callchain even without a call graph (perf's
   // sample__resolve_callchain with sort__has_parent).
   const bool chains = r->children_ || cg.mode != CallGraphMode::kNone || (has_parent && r->has_callchains_);
-  so.needs.assign(file->evsels().size(), SampleNeeds{true, chains});
+  so.needs.assign(file->evsels().size(), SampleNeeds{true, chains, false, r->branch_mode_});
   so.max_stack = options.max_stack;
   so.inline_frames = options.inline_frames;
   so.keep_root_side = cg.caller_order;
   so.adjust_return_addresses = options.adjust_return_addresses;
-  so.coalesce = options.sum_samples && !chains;
+  so.coalesce = options.sum_samples && !chains && !r->branch_mode_;
   for (const SortKey* k : *keys)
     if (k->name == std::string_view("cpu")) so.coalesce_by_cpu = true;
-  so.defer_kernel_symbols = options.defer_kernel_symbols;
+  so.defer_kernel_symbols = options.defer_kernel_symbols && !r->branch_mode_;
   so.thread_read_values = options.show_threads;
   so.use_threads = options.use_threads;
   so.consumer_thread = true;
@@ -108,11 +124,14 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   r->hists_ = std::make_unique<HistsConsumer>(file->evsels().size(), *keys, r->children_, cg, r->srclines_.get(),
                                               r->chain_srclines_.get());
   if (r->parent_pattern_) r->hists_->set_parent_pattern(r->parent_pattern_.get(), options.exclude_other);
+  r->hists_->set_branch_mode(r->branch_mode_);
   r->session_->AddConsumer(r->hists_.get());
   return r;
 }
 
 Report::~Report() = default;
+
+const BranchTypeStat& Report::branch_types() const { return hists_->branch_types(); }
 
 Status Report::Process() {
   Status st = session_->Run();

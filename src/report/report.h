@@ -40,6 +40,9 @@ class Report {
   // Rows ordered (and --percent-limit applied) by the Children value.
   bool sort_by_children() const { return sort_by_children_; }
   bool has_callchains() const { return has_callchains_; }
+  bool branch_mode() const { return branch_mode_; }
+  // Branch mode: the typed entries counted (perf's "Branch Statistics").
+  const BranchTypeStat& branch_types() const;
   // The call graph that will be printed (mode none when there are no callchains).
   const CallGraphParams& call_graph() const { return call_graph_; }
   Machine& machine() { return session_->machine(); }
@@ -48,9 +51,11 @@ class Report {
   std::vector<std::string> SummaryLines() const;
   // The finished Hists and how to print them (after Process).
   HistsOutput Output() const {
-    return HistsOutput(hists(), evsels_, options_, children_, sort_by_children_, call_graph_,
+    HistsOutput out(hists(), evsels_, options_, children_, sort_by_children_, call_graph_,
                        counters().total_lost_samples, file().path(), SummaryLines(), options_.group.value_or(true),
                        forced_leader_, options_.show_threads ? &session_->thread_read_values() : nullptr);
+    if (branch_mode_) out.set_branch_types(&branch_types());
+    return out;
   }
 
  private:
@@ -60,6 +65,7 @@ class Report {
   bool children_ = false;
   bool sort_by_children_ = false;
   bool has_callchains_ = false;
+  bool branch_mode_ = false;  // perf's SORT_MODE__BRANCH: one row per branch-stack entry
   CallGraphParams call_graph_;
   // The file's evsels, made one group by --group/--no-group when it has none (perf's
   // evlist__force_leader): what the printers see.

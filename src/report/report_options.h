@@ -48,6 +48,9 @@ struct ReportOptions {
   bool adjust_return_addresses = true;
   bool full_source_path = false;      // --full-source-path: srcline with the whole file path
   bool show_header = false;           // --header
+  // -b/--branch-stack, --no-branch-stack; unset → branch mode when the recording has
+  // the BRANCH_STACK feature (perf record -b) and no user stacks, as perf.
+  std::optional<bool> branch_stack;
   std::string format = "stdio";       // --stdio or "json"
   // Filters (comma separated lists, as perf).
   std::vector<std::string> comms, dsos, symbols;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "perfdata/perf_event.h"
+#include "report/branch_type.h"
 #include "report/srcline.h"
 #include "report/text_buffer.h"
 #include "session/dso_name.h"
@@ -36,6 +37,10 @@ constexpr FieldName kFieldNames[] = {
     {"dso", kFieldDso, 0, ""},
     {"period", kFieldPeriod, 0, ""},  // attr.sample_period when not sampled
     {"srcline", kFieldSrcline, 0, ""},
+    // perf 6.1 does not check these against sample_type: an event without branch
+    // stacks (a dummy beside an LBR event, a cs_etm event) prints none.
+    {"brstack", kFieldBrstack, 0, ""},
+    {"brstacksym", kFieldBrstackSym, 0, ""},
 };
 
 // perf 6.1's defaults for hardware and software events.
@@ -65,6 +70,14 @@ char* PutDso(char* p, const AddrLocation& al, std::string* scratch) {
   p = PutStr(PutStr(p, " ("), ScriptDsoName(al.dso, scratch));
   *p++ = ')';
   return p;
+}
+
+// print_bstack_flags: "/P/-/-/4/COND " (predicted or mispredicted, in_tx, abort,
+// cycles, type).
+void AppendBranchFlags(std::string* out, const BranchFlags& f) {
+  const char pred = !(f.mispred || f.predicted) ? '-' : f.predicted ? 'P' : 'M';
+  fmt::format_to(std::back_inserter(*out), "/{}/{}/{}/{}/{} ", pred, f.in_tx ? 'X' : '-', f.abort ? 'A' : '-',
+                 f.cycles, BranchTypeName(f));
 }
 
 }  // namespace
@@ -177,7 +190,9 @@ Result<std::unique_ptr<Script>> Script::Create(PerfFile* file, const ScriptOptio
     chains.push_back(chain);
     // Resolved: folded, the chain or the ip; printed, what the ip field prints.
     if (folded) so.needs.push_back({!chain, chain});
-    else so.needs.push_back({(f & kFieldIp) && !chain, (f & kFieldIp) && chain, true});
+    else
+      so.needs.push_back({(f & kFieldIp) && !chain, (f & kFieldIp) && chain, true,
+                          (f & (kFieldBrstack | kFieldBrstackSym)) != 0});
     // --dsos/-S decide on the sample ip's location.
     if (!options.dsos.empty() || !options.symbols.empty()) so.needs.back().location = true;
   }
@@ -421,6 +436,11 @@ void ScriptWriter::OnSample(const ResolvedSample& s) {
       }
     }
   }
+  if ((f & (kFieldBrstack | kFieldBrstackSym)) && s.branch_sample && s.frame_source) {
+    out->Commit(p);
+    PrintBranchStack(s, f);
+    p = out->Reserve(1);
+  }
   *p++ = '\n';
   out->Commit(p);
   if (out->size() >= kFlushBytes) {
@@ -515,6 +535,57 @@ std::string ScriptWriter::SrclineUnder(const AddrLocation& al, const SymbolFrame
   std::string text = Addr2lineText(symbolizer_, *al.dso, al.dso_addr, false);
   // perf's fallback without the symbol's name: "dso[vaddr]".
   return text.empty() ? DsoAddrText(symbolizer_, *al.dso, al.dso_addr) : text;
+}
+
+}  // namespace perflens
+
+namespace perflens {
+
+void ScriptWriter::PrintBranchStack(const ResolvedSample& s, uint32_t f) {
+  const Sample& sample = *s.branch_sample;
+  std::string& text = scratch_branch_;
+  text.clear();
+  // perf's thread__find_map_fb: the sample's cpumode, which need not be the address's,
+  // then (an address space shared by kernel and user, all but sparc) the cpumode the
+  // address's half says: kernel from 2^63 (machine__addr_cpumode; x86_64's
+  // kernel_start).
+  auto locate = [&](uint64_t addr) {
+    AddrLocation al = s.frame_source->Resolve(s.thread, s.cpumode, addr);
+    if (al.dso) return al;
+    const bool kernel_half = addr >= (uint64_t{1} << 63);
+    uint16_t mode = s.cpumode;
+    if (s.cpumode == kMiscKernel || s.cpumode == kMiscUser) mode = kernel_half ? kMiscKernel : kMiscUser;
+    else if (s.cpumode == kMiscGuestKernel || s.cpumode == kMiscGuestUser)
+      mode = kernel_half ? kMiscGuestKernel : kMiscGuestUser;
+    return mode == s.cpumode ? al : s.frame_source->Resolve(s.thread, mode, addr);
+  };
+  auto dso = [&](const AddrLocation& al) {
+    text += '(';
+    text += ScriptDsoName(al.dso, &scratch_);
+    text += ')';
+  };
+  for (uint64_t i = 0; i < sample.branch_nr; ++i) {
+    const BranchEntry e = sample.branch(i);
+    if (f & kFieldBrstack) {
+      fmt::format_to(std::back_inserter(text), " 0x{:x}", e.from);
+      if (f & kFieldDso) dso(locate(e.from));
+      fmt::format_to(std::back_inserter(text), "/0x{:x}", e.to);
+      if (f & kFieldDso) dso(locate(e.to));
+    } else {
+      // symbol__fprintf_symname_offs: the offset even when 0.
+      auto sym = [&](uint64_t addr) {
+        const AddrLocation al = locate(addr);
+        if (!al.sym) text += "[unknown]";
+        else fmt::format_to(std::back_inserter(text), "{}+0x{:x}", al.sym->name, al.dso_addr - al.sym->start);
+        if (f & kFieldDso) dso(al);
+      };
+      sym(e.from);
+      text += '/';
+      sym(e.to);
+    }
+    AppendBranchFlags(&text, sample.branch_flags(i));
+  }
+  out_->Append(text);
 }
 
 }  // namespace perflens

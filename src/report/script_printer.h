@@ -40,6 +40,8 @@ enum ScriptField : uint32_t {
   kFieldDso = 1u << 9,
   kFieldPeriod = 1u << 10,
   kFieldSrcline = 1u << 11,  // each callchain frame's source line, on a line of its own
+  kFieldBrstack = 1u << 28,     // the branch stack: from/to addresses and flags
+  kFieldBrstackSym = 1u << 29,  // the same with symbols (brstack wins when both are asked)
 };
 
 // A parsed -F argument: either a set (`comm,tid`), or changes to the defaults
@@ -112,6 +114,8 @@ class ScriptWriter : public SampleConsumer {
   // `with_inlines`: a DWARF-unwound entry, printed as its inline frames (perf's
   // append_inlines), one line each. `return_address`: looked up at ip - 1
   // (FrameSource::looks_up_before).
+  // perf_sample__fprintf_brstack / _brstacksym: each entry as "from/to/flags".
+  void PrintBranchStack(const ResolvedSample& s, uint32_t fields);
   void PrintFrame(FrameSource* source, const Thread* thread, uint16_t cpumode, uint64_t ip, uint32_t fields,
                   bool with_inlines, bool return_address);
 
@@ -130,6 +134,7 @@ class ScriptWriter : public SampleConsumer {
   WriteFn write_;
   std::unique_ptr<TextBuffer> out_;
   std::string scratch_;
+  std::string scratch_branch_;  // PrintBranchStack's text
   // Callchain lines repeat (fp.data: 2.9M lines, 10K distinct), so the text of recent
   // ones is kept, direct-mapped by (Maps::id, Maps::generation, ip, fields): the same
   // state of the same address space resolves an ip the same way, so a hit needs no

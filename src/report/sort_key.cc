@@ -158,6 +158,117 @@ void JsonParent(const HistEntry& e, nlohmann::json* row) {
   (*row)["parent"] = e.parent ? nlohmann::json(std::string(e.parent->name)) : nlohmann::json(nullptr);
 }
 
+// Branch mode keys (perf's sort_dimension branch_sort_dimensions). Their order
+// functions follow perf 6.1's se_cmp directions, which differ from the keys above: dso
+// names descending (no dso first), addresses and symbol starts ascending, cycles
+// descending. Without a branch entry they print "N/A" (perf).
+int OrderBranchDso(const Dso* a, const Dso* b) {
+  if (!a || !b) return (!a && !b) ? 0 : (!a ? -1 : 1);
+  return -Cmp(a->short_name(), b->short_name());
+}
+void PrintBranchDso(const HistEntry& e, const BranchEnd& end, std::string* out) {
+  out->append(e.has_branch ? DsoColumnName(end.dso) : "N/A");
+}
+uint64_t BranchEndIdWord(const BranchEnd& end) {
+  return end.sym ? (kSymInTable | (end.dso ? static_cast<uint32_t>(end.dso->id()) : UINT32_MAX)) : kSymUnresolved;
+}
+void IdBranchSym(const BranchEnd& end, uint64_t* w) {
+  w[0] = BranchEndIdWord(end);
+  w[1] = end.sym ? (end.sym->index != Symbol::kNoIndex ? end.sym->index : end.sym->start) : end.addr;
+}
+int OrderBranchSym(const BranchEnd& a, const BranchEnd& b) {
+  if (!a.sym && !b.sym) {
+    // _sort__addr_cmp: the signed difference, as perf.
+    const auto d = static_cast<int64_t>(b.addr - a.addr);
+    return d > 0 ? -1 : d < 0 ? 1 : 0;
+  }
+  if (!a.sym || !b.sym) return a.sym ? -1 : 1;
+  if (a.sym == b.sym) return 0;
+  if (int c = CmpValue(a.sym->start, b.sym->start)) return c;
+  return CmpValue(a.sym->end, b.sym->end);
+}
+int CollapseBranchSym(const BranchEnd& a, const BranchEnd& b) {
+  if (a.sym && b.sym) return Cmp(a.sym->name, b.sym->name);
+  if (a.sym || b.sym) return a.sym ? -1 : 1;
+  return CmpValue(a.addr, b.addr);
+}
+void PrintBranchSym(const HistEntry& e, const BranchEnd& end, std::string* out) {
+  if (!e.has_branch) {
+    out->append("N/A");
+    return;
+  }
+  HistEntry shown;
+  shown.level = end.level;
+  shown.sym = end.sym;
+  shown.key_addr = end.al_addr;
+  PrintSymbolColumn(shown, out);
+}
+void JsonBranchEnd(const BranchEnd& end, const char* prefix, nlohmann::json* row) {
+  const std::string p(prefix);
+  (*row)[p + "_symbol"] = end.sym ? nlohmann::json(std::string(end.sym->name)) : nlohmann::json(nullptr);
+  (*row)[p + "_addr"] = end.addr;
+  (*row)[p + "_dso"] = std::string(DsoColumnName(end.dso));
+}
+
+// hists__calc_col_len for branch ends: a resolved symbol's name + 4 ("[.] ") and its
+// dso's name; unresolved, the raw address's 22 and BITS_PER_LONG / 4 for the dso.
+size_t BranchSymColLen(const BranchEnd& end) { return end.sym ? end.sym->name.size() + 4 : 16 + 4 + 2; }
+size_t BranchDsoColLen(const BranchEnd& end) { return end.sym ? DsoColumnName(end.dso).size() : 16; }
+size_t ColLenSymFrom(const HistEntry& e) { return BranchSymColLen(e.from); }
+size_t ColLenSymTo(const HistEntry& e) { return BranchSymColLen(e.to); }
+size_t ColLenDsoFrom(const HistEntry& e) { return BranchDsoColLen(e.from); }
+size_t ColLenDsoTo(const HistEntry& e) { return BranchDsoColLen(e.to); }
+
+void IdDsoFrom(const HistEntry& e, CommIds*, uint64_t* w) { w[0] = DsoId(e.from.dso); }
+void IdDsoTo(const HistEntry& e, CommIds*, uint64_t* w) { w[0] = DsoId(e.to.dso); }
+int OrderDsoFrom(const HistEntry& a, const HistEntry& b) { return OrderBranchDso(a.from.dso, b.from.dso); }
+int OrderDsoTo(const HistEntry& a, const HistEntry& b) { return OrderBranchDso(a.to.dso, b.to.dso); }
+int CollapseDsoFrom(const HistEntry& a, const HistEntry& b) {
+  return Cmp(DsoColumnName(a.from.dso), DsoColumnName(b.from.dso));
+}
+int CollapseDsoTo(const HistEntry& a, const HistEntry& b) { return Cmp(DsoColumnName(a.to.dso), DsoColumnName(b.to.dso)); }
+void PrintDsoFrom(const HistEntry& e, std::string* out) { PrintBranchDso(e, e.from, out); }
+void PrintDsoTo(const HistEntry& e, std::string* out) { PrintBranchDso(e, e.to, out); }
+void JsonDsoFrom(const HistEntry& e, nlohmann::json* row) { (*row)["dso_from"] = std::string(DsoColumnName(e.from.dso)); }
+void JsonDsoTo(const HistEntry& e, nlohmann::json* row) { (*row)["dso_to"] = std::string(DsoColumnName(e.to.dso)); }
+
+void IdSymFrom(const HistEntry& e, CommIds*, uint64_t* w) { IdBranchSym(e.from, w); }
+void IdSymTo(const HistEntry& e, CommIds*, uint64_t* w) { IdBranchSym(e.to, w); }
+int OrderSymFrom(const HistEntry& a, const HistEntry& b) { return OrderBranchSym(a.from, b.from); }
+int OrderSymTo(const HistEntry& a, const HistEntry& b) { return OrderBranchSym(a.to, b.to); }
+int CollapseSymFrom(const HistEntry& a, const HistEntry& b) { return CollapseBranchSym(a.from, b.from); }
+int CollapseSymTo(const HistEntry& a, const HistEntry& b) { return CollapseBranchSym(a.to, b.to); }
+void PrintSymFrom(const HistEntry& e, std::string* out) { PrintBranchSym(e, e.from, out); }
+void PrintSymTo(const HistEntry& e, std::string* out) { PrintBranchSym(e, e.to, out); }
+void JsonSymFrom(const HistEntry& e, nlohmann::json* row) { JsonBranchEnd(e.from, "from", row); }
+void JsonSymTo(const HistEntry& e, nlohmann::json* row) { JsonBranchEnd(e.to, "to", row); }
+
+// mispredict: "N" predicted, "Y" mispredicted, "N/A" neither. perf 6.1 keeps the text
+// in a static and prints the previous row's answer for a row with neither flag; the
+// truth is printed here (README "differs on purpose"). perf's se_cmp only says whether
+// two rows differ, which orders nothing: rows stay in the order of the later keys.
+void IdMispredict(const HistEntry& e, CommIds*, uint64_t* w) { w[0] = (e.mispred ? 1u : 0u) | (e.predicted ? 2u : 0u); }
+int OrderMispredict(const HistEntry&, const HistEntry&) { return 0; }
+int CollapseMispredict(const HistEntry& a, const HistEntry& b) {
+  return CmpValue((a.mispred ? 1 : 0) | (a.predicted ? 2 : 0), (b.mispred ? 1 : 0) | (b.predicted ? 2 : 0));
+}
+std::string_view MispredictText(const HistEntry& e) {
+  if (!e.has_branch) return "N/A";
+  return e.predicted ? "N" : e.mispred ? "Y" : "N/A";
+}
+void PrintMispredict(const HistEntry& e, std::string* out) { out->append(MispredictText(e)); }
+void JsonMispredict(const HistEntry& e, nlohmann::json* row) { (*row)["mispredict"] = std::string(MispredictText(e)); }
+
+void IdCycles(const HistEntry& e, CommIds*, uint64_t* w) { w[0] = e.cycles; }
+int OrderCycles(const HistEntry& a, const HistEntry& b) { return -CmpValue(a.cycles, b.cycles); }
+int CollapseCycles(const HistEntry& a, const HistEntry& b) { return CmpValue(a.cycles, b.cycles); }
+void PrintCycles(const HistEntry& e, std::string* out) {
+  if (!e.has_branch) out->append("N/A");
+  else if (e.cycles == 0) out->append("-");
+  else fmt::format_to(std::back_inserter(*out), "{}", e.cycles);
+}
+void JsonCycles(const HistEntry& e, nlohmann::json* row) { (*row)["cycles"] = e.cycles; }
+
 constexpr SortKey kSortKeys[] = {
     {.name = "comm", .header = "Command", .id = IdComm, .collapse = CollapseComm, .order = OrderComm,
      .print = PrintComm, .json = JsonComm},
@@ -175,6 +286,18 @@ constexpr SortKey kSortKeys[] = {
      .print = SrcLines::PrintFile, .json = JsonSrcfile, .pad_last = false},
     {.name = "parent", .header = "Parent symbol", .id_words = 2, .id = IdParent, .collapse = OrderParent,
      .order = OrderParent, .print = PrintParent, .json = JsonParent},
+    {.name = "dso_from", .header = "Source Shared Object", .id = IdDsoFrom, .collapse = CollapseDsoFrom,
+     .order = OrderDsoFrom, .print = PrintDsoFrom, .json = JsonDsoFrom, .col_len = ColLenDsoFrom, .truncate = true},
+    {.name = "dso_to", .header = "Target Shared Object", .id = IdDsoTo, .collapse = CollapseDsoTo,
+     .order = OrderDsoTo, .print = PrintDsoTo, .json = JsonDsoTo, .col_len = ColLenDsoTo, .truncate = true},
+    {.name = "symbol_from", .header = "Source Symbol", .id_words = 2, .id = IdSymFrom, .collapse = CollapseSymFrom,
+     .order = OrderSymFrom, .print = PrintSymFrom, .json = JsonSymFrom, .col_len = ColLenSymFrom, .truncate = true},
+    {.name = "symbol_to", .header = "Target Symbol", .id_words = 2, .id = IdSymTo, .collapse = CollapseSymTo,
+     .order = OrderSymTo, .print = PrintSymTo, .json = JsonSymTo, .col_len = ColLenSymTo, .truncate = true},
+    {.name = "mispredict", .header = "Branch Mispredicted", .id = IdMispredict, .collapse = CollapseMispredict,
+     .order = OrderMispredict, .print = PrintMispredict, .json = JsonMispredict},
+    {.name = "cycles", .header = "Basic Block Cycles", .id = IdCycles, .collapse = CollapseCycles,
+     .order = OrderCycles, .print = PrintCycles, .json = JsonCycles},
 };
 
 }  // namespace
@@ -212,7 +335,10 @@ Result<std::vector<const SortKey*>> ParseSortKeys(std::string_view list) {
     while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
     if (name.empty()) continue;
     const SortKey* k = FindSortKey(name);
-    if (!k) return Err("unknown sort key '{}' (known: comm, pid, tid, dso, sym, symbol, cpu, srcline, srcfile, parent)", name);
+    if (!k)
+      return Err("unknown sort key '{}' (known: comm, pid, tid, dso, sym, symbol, cpu, srcline, srcfile, parent; branch "
+                 "mode: dso_from, dso_to, symbol_from, symbol_to, mispredict, cycles)",
+                 name);
     bool dup = false;
     for (auto* have : keys) dup |= have == k;
     if (!dup) keys.push_back(k);

@@ -74,6 +74,11 @@ struct SortKey {
   size_t min_width = 0;
   // perf's column width ignores the printed text (CPU is 3 wide; "-001" overflows it).
   bool fixed_width = false;
+  // The width a row asks for when it is not its printed length (perf's
+  // hists__calc_col_len: a branch end's dso widens dso_from only when its symbol
+  // resolved); with `truncate`, a longer text is cut at the column width ("%-*.*s").
+  size_t (*col_len)(const HistEntry& e) = nullptr;
+  bool truncate = false;
 };
 
 // Looks a sort key up by perf's name ("comm", "pid", "tid", "dso", "sym"/"symbol",

@@ -244,8 +244,13 @@ Status PrintReportStdio(const HistsOutput& report, std::string* out) {
       for (const GroupRow& r : rows) {
         const HistEntry* e = r.e;
         cell.clear();
-        f.key->print(*e, &cell);
-        size_t w = cell.size();
+        size_t w;
+        if (f.key->col_len) {
+          w = f.key->col_len(*e);
+        } else {
+          f.key->print(*e, &cell);
+          w = cell.size();
+        }
         // perf's symlen is namelen + 4: an inlined symbol's " (inlined)" is printed
         // past the width it sets.
         if (f.key->name == "sym" && e->sym && e->sym->inlined && w >= kInlinedSuffix.size()) w -= kInlinedSuffix.size();
@@ -355,6 +360,7 @@ Status PrintReportStdio(const HistsOutput& report, std::string* out) {
             // perf's repsep_snprintf: the separator's first character inside a value
             // becomes '.', so "-t ," output stays parseable (C++ names have commas).
             if (use_sep) std::replace(cell.begin(), cell.end(), sep[0], '.');
+            else if (f.key->truncate && cell.size() > f.width) cell.resize(f.width);
             out->append(cell);
             bool last = i + 1 == fields.size();
             if ((!last || f.key->pad_last) && cell.size() < f.width) Pad(out, f.width - cell.size());
@@ -367,6 +373,13 @@ Status PrintReportStdio(const HistsOutput& report, std::string* out) {
     out->append("\n\n");
   }
   if (const ThreadReadValues* tv = report.thread_values()) AppendThreadReadValues(*tv, evsels, out);
+  // perf prints the branch statistics after its tip, which perflens does not print,
+  // and ends them without a newline; perflens ends the line.
+  if (const BranchTypeStat* stat = report.branch_types()) {
+    const size_t before = out->size();
+    stat->Print(out);
+    if (out->size() != before) out->push_back('\n');
+  }
   return Status::Ok();
 }
 

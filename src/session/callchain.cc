@@ -1,5 +1,7 @@
 #include "session/callchain.h"
 
+#include <algorithm>
+
 #include "perfdata/perf_event.h"
 
 namespace perflens {
@@ -12,6 +14,24 @@ void PrefetchCallchain(const Resolver& resolver, const Thread* thread, const U64
     if (ip >= kContextMax) mode = ip == kContextKernel ? kMiscKernel : ip == kContextUser ? kMiscUser : mode;
     else resolver.PrefetchLocation(thread, mode, ip);
   }
+}
+
+bool LbrChain(const Sample& s, std::vector<uint64_t>* out, int max_stack) {
+  if (s.branch_nr == 0) return false;
+  const uint64_t limit = max_stack < 0 ? 0 : std::min<uint64_t>(s.callchain.size, static_cast<uint64_t>(max_stack));
+  uint64_t user = 0;
+  while (user < limit && s.callchain[user] != kContextUser) ++user;
+  if (user == limit) return false;
+  out->clear();
+  out->reserve(user + 1 + 2 * (s.branch_nr + 1));
+  for (uint64_t i = 0; i <= user; ++i) out->push_back(s.callchain[i]);
+  out->push_back(kContextUser);
+  out->push_back(s.branch(0).to);
+  for (uint64_t i = 0; i < s.branch_nr; ++i) {
+    out->push_back(kContextUser);
+    out->push_back(s.branch(i).from);
+  }
+  return true;
 }
 
 bool ResolveCallchain(Resolver& resolver, const Thread* thread, const U64Array& chain, int max_stack,

@@ -81,6 +81,19 @@ bool WalkCallchain(const U64Array& chain, int max_stack, bool keep_root_side, En
   return true;
 }
 
+// LBR call-stack mode (attr.branch_sample_type has CALL_STACK; perf's
+// resolve_lbr_callchain_sample, callee order): the user part comes from the branch stack,
+// not from the recorded chain. `out` becomes the recorded chain up to and including its
+// PERF_CONTEXT_USER marker (the kernel part), then entries[0].to (the entry of the
+// function the sample is in), then each entries[i].from (the call sites, innermost
+// first); every LBR entry is preceded by a PERF_CONTEXT_USER marker of its own, so that
+// WalkCallchain takes it as user and `exact` (a call site is no return address). E.g.
+// chain {USER, 0x1160}, entries {0x11a0→0x1149, 0x11d5→0x117b} → {USER, USER, 0x1149,
+// USER, 0x11a0, USER, 0x11d5}. Returns false (use the recorded chain, as perf does) when
+// no PERF_CONTEXT_USER is among the chain's first `max_stack` entries, or when the
+// branch stack is empty (perf would read entries[0] past the record).
+bool LbrChain(const Sample& s, std::vector<uint64_t>* out, int max_stack);
+
 // Starts loading the Resolver's cache slots for the first entries of `chain` (a hint,
 // no effect on results): resolving a chain is mostly waiting for those slots, so a
 // caller that knows the next chain early fetches them while it resolves this one.

@@ -177,8 +177,8 @@ std::unique_ptr<Session> Session::Open(PerfFile* file, SessionOptions options) {
   bool chains = false;
   for (size_t i = 0; i < file->evsels().size(); ++i) {
     const SampleNeeds& needs = s->NeedsFor(static_cast<uint32_t>(i));
-    chains |= needs.callchain;
-    s->on_demand_ |= needs.callchain && needs.callchain_on_demand;
+    chains |= needs.callchain || needs.branch_stack;
+    s->on_demand_ |= (needs.callchain && needs.callchain_on_demand) || needs.branch_stack;
   }
   // perf_env__arch: without HEADER_ARCH (a recording killed before its features were
   // written, a cut file) perf takes the arch of the machine it runs on.
@@ -636,6 +636,10 @@ void Session::FinishUnwindAhead(AheadRun& run) {
 U64Array Session::ChainFor(const Sample& s, const Evsel& evsel, const Thread* thread, uint64_t perf_data_offset,
                            uint64_t* unwound_begin) {
   *unwound_begin = UINT64_MAX;
+  if ((evsel.attr.branch_sample_type & kBranchSampleCallStack) && (evsel.attr.sample_type & kSampleBranchStack)) {
+    if (LbrChain(s, &chain_buffer_, options_.max_stack))
+      return U64Array{reinterpret_cast<const uint8_t*>(chain_buffer_.data()), chain_buffer_.size(), false};
+  }
   // perf's thread__resolve_callchain_unwind: only evsels sampling both.
   if ((evsel.attr.sample_type & (kSampleRegsUser | kSampleStackUser)) != (kSampleRegsUser | kSampleStackUser))
     return s.callchain;
@@ -757,6 +761,10 @@ void Session::ProcessDecoded(const Sample& s, const Evsel& sample_evsel, uint64_
     if (!rs.chain_ok) ++counters_.nr_bad_callchains;
     // -U: perf's add_callchain_ip leaves out the entries without a symbol.
     if (filter.hide_unresolved) std::erase_if(chain_frames_, [](const CallchainFrame& f) { return !f.al.sym; });
+  }
+  if (!filtered && needs.branch_stack && (ev->attr.sample_type & kSampleBranchStack)) {
+    rs.branch_sample = &s;
+    rs.frame_source = frame_source_.get();
   }
   Deliver(rs);
 }

@@ -74,6 +74,9 @@ struct ResolvedSample {
   // unwound_begin); UINT64_MAX: none.
   U64Array raw_callchain;
   uint64_t raw_unwound_begin = UINT64_MAX;
+  // With SampleNeeds::branch_stack: the sample's branch entries (newest first; valid
+  // during OnSample; Sample::branch/branch_flags decode them) and frame_source set.
+  const Sample* branch_sample = nullptr;
   class FrameSource* frame_source = nullptr;
 };
 
@@ -94,6 +97,16 @@ class FrameSource {
   // `return_address`: looked up at ip - 1 (ResolveEntry); see looks_up_before.
   AddrLocation Resolve(const Thread* thread, uint16_t cpumode, uint64_t ip, bool return_address = false) {
     return ResolveEntry(*resolver_, thread, cpumode, ip, return_address);
+  }
+  // A branch address, whose cpumode the record does not say (perf's
+  // thread__find_cpumode_addr_location): the first of user, kernel, guest user, guest
+  // kernel whose maps hold it; user (no map) when none does.
+  AddrLocation ResolveAnyMode(const Thread* thread, uint64_t ip) {
+    for (uint16_t mode : {kMiscUser, kMiscKernel, kMiscGuestUser, kMiscGuestKernel}) {
+      AddrLocation al = resolver_->Resolve(thread, mode, ip);
+      if (al.dso) return al;
+    }
+    return resolver_->Resolve(thread, kMiscUser, ip);
   }
   // For an entry WalkCallchain hands out with `exact` and `unwound`: whether it is
   // looked up at ip - 1 — a recorded entry after the first is a return address, unless
@@ -191,6 +204,10 @@ struct SampleNeeds {
   // (consumers then run on the resolving thread; keep_root_side does not apply, and
   // FrameSource::looks_up_before says where adjust_return_addresses does).
   bool callchain_on_demand = false;
+  // The PERF_SAMPLE_BRANCH_STACK entries, handed over unresolved with a FrameSource
+  // (ResolvedSample::branch_*; consumers then run on the resolving thread, samples are
+  // not coalesced; not for filtered samples).
+  bool branch_stack = false;
 };
 
 struct SessionCounters : SampleCounts {
@@ -367,7 +384,7 @@ class Session {
   std::unique_ptr<Symbolizer> symbolizer_;
   std::unique_ptr<Resolver> resolver_;
   std::unique_ptr<FrameSource> frame_source_;
-  bool on_demand_ = false;  // some evsel's callchain is resolved on demand
+  bool on_demand_ = false;  // some evsel's callchain or branch stack is resolved on demand
   std::vector<SampleConsumer*> consumers_;
   SessionCounters counters_;
   ReadStats read_stats_;
