@@ -51,9 +51,10 @@ class Evlist {
   // EVENT_UPDATE (NAME): names the evsel that owns sample id `id`, escaping control
   // bytes; no-op for an unknown id.
   void SetNameById(uint64_t id, std::string_view name);
-  // After the header: names from EVENT_DESC (paired by index), else synthesized, and
-  // the sample_id positions of the first evsel.
-  void Finish(const std::vector<EventDesc>& event_desc);
+  // After the header: names from EVENT_DESC (paired by index), else a tracepoint's
+  // "system:name" from `tracing_data` (may be null), else synthesized, and the
+  // sample_id positions of the first evsel.
+  void Finish(const std::vector<EventDesc>& event_desc, const TracingData* tracing_data = nullptr);
 
   // The evsel of a SAMPLE (by its IDENTIFIER/ID word when several), or nullptr for an
   // unknown id or a record too short to hold it.

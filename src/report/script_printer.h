@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "export/folded.h"
+#include "report/tracepoint_formatter.h"
 #include "perfdata/perf_file.h"
 #include "session/session.h"
 
@@ -40,6 +41,7 @@ enum ScriptField : uint32_t {
   kFieldDso = 1u << 9,
   kFieldPeriod = 1u << 10,
   kFieldSrcline = 1u << 11,  // each callchain frame's source line, on a line of its own
+  kFieldTrace = 1u << 12,    // a tracepoint's payload (report/tracepoint_formatter.h)
 };
 
 // A parsed -F argument: either a set (`comm,tid`), or changes to the defaults
@@ -54,7 +56,9 @@ struct ScriptFieldSpec {
 // Parses perf's -F syntax ("[type:]field,..."; "+f"/"-f" change the defaults).
 Result<ScriptFieldSpec> ParseScriptFields(std::string_view arg);
 
-// The fields printed for `evsel`, following evsel__check_attr: a default field whose
+// The fields printed for `evsel`, following evsel__check_attr: the defaults are perf's
+// for the evsel's type (a tracepoint: comm, tid, cpu, time, event, trace; and ip, sym,
+// symoff, dso when it has callchains); `trace` applies to tracepoints only. A default field whose
 // sample_type bit is missing is dropped; an explicitly requested one is an error
 // (perf's message).
 Result<uint32_t> ResolveScriptFields(const ScriptFieldSpec& spec, const Evsel& evsel);
@@ -100,6 +104,7 @@ class ScriptWriter : public SampleConsumer {
                   bool with_inlines, bool return_address);
 
   const PerfFile& file_;
+  std::unique_ptr<TracepointFormatter> tracepoints_;  // with the file's tracing data
   std::vector<uint32_t> fields_;   // per evsel
   std::vector<bool> chains_;       // per evsel
   size_t name_width_ = 0;

@@ -72,6 +72,9 @@ struct ResolvedSample {
   U64Array raw_callchain;
   uint64_t raw_unwound_begin = UINT64_MAX;
   class FrameSource* frame_source = nullptr;
+  // PERF_SAMPLE_RAW's bytes with SampleNeeds::raw (empty otherwise); valid during
+  // OnSample only.
+  std::span<const uint8_t> raw;
 };
 
 // Resolution on demand, for consumers called on the resolving thread (the source is
@@ -160,6 +163,9 @@ struct SampleNeeds {
   // (consumers then run on the resolving thread; keep_root_side does not apply, and
   // FrameSource::looks_up_before says where adjust_return_addresses does).
   bool callchain_on_demand = false;
+  // The PERF_SAMPLE_RAW bytes in ResolvedSample::raw (tracepoint payloads). Samples are
+  // then not coalesced.
+  bool raw = false;
 };
 
 struct SessionCounters : SampleCounts {
