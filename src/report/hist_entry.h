@@ -41,6 +41,10 @@ struct HistEntry {
   // The "srcfile" key: the file part of srcline (interned by SrcLines), nullptr without.
   const std::string* srcfile = nullptr;
   uint32_t srcfile_id = 0;
+  // The "trace" key (report/trace_texts.h): the formatted tracepoint payload, interned
+  // with its id; nullptr unless a report sorts by it.
+  const std::string* trace = nullptr;
+  uint32_t trace_id = 0;
   HistStat self;
   HistStat acc;  // Children: self plus periods of samples whose chain passes here
 };

@@ -51,6 +51,7 @@ uint32_t HistsConsumer::OnSummedKey(const ResolvedSample& s) {
   if (!s.filtered) {
     HistEntry proto = SelfProto(s);
     if (srclines_) srclines_->Fill(&proto, s.location.dso_addr);
+    if (trace_texts_) trace_texts_->Fill(&proto, s);  // not reached: raw samples are not summed
     slot.row = static_cast<uint32_t>(hists_[s.evsel].FindOrAdd(proto));
   }
   key_slots_.push_back(slot);
@@ -74,6 +75,7 @@ void HistsConsumer::OnSample(const ResolvedSample& s) {
 
   HistEntry proto = SelfProto(s);
   if (srclines_) srclines_->Fill(&proto, s.location.dso_addr);
+  if (trace_texts_) trace_texts_->Fill(&proto, s);
   size_t self_row = hists.FindOrAdd(proto);
   Hists::AddSelf(&hists.at(self_row), s.period, s.cpumode, s.nr_samples);
   const bool graph = call_graph_.mode != CallGraphMode::kNone;

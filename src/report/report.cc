@@ -57,6 +57,9 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   so.deliver_filtered = true;  // perf: filtered samples still count in the totals
   const bool chains = r->children_ || cg.mode != CallGraphMode::kNone;
   so.needs.assign(file->evsels().size(), SampleNeeds{true, chains});
+  for (const SortKey* k : *keys)
+    if (k->name == std::string_view("trace"))
+      for (SampleNeeds& n : so.needs) n.raw = true;
   so.max_stack = options.max_stack;
   so.inline_frames = options.inline_frames;
   so.keep_root_side = cg.caller_order;
@@ -76,6 +79,11 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
         std::make_unique<SrcLines>(&r->session_->symbolizer(), options.full_source_path, options.inline_frames);
   r->hists_ = std::make_unique<HistsConsumer>(file->evsels().size(), *keys, r->children_, cg, r->srclines_.get(),
                                               r->chain_srclines_.get());
+  for (const SortKey* k : *keys)
+    if (k->name == std::string_view("trace")) {
+      r->trace_texts_ = std::make_unique<TraceTexts>(file->evsels(), file->env().tracing_data.get());
+      r->hists_->set_trace_texts(r->trace_texts_.get());
+    }
   r->session_->AddConsumer(r->hists_.get());
   return r;
 }

@@ -12,6 +12,7 @@
 #include "report/callchain_tree.h"
 #include "report/hists.h"
 #include "report/hists_consumer.h"
+#include "report/trace_texts.h"
 #include "report/hists_output.h"
 #include "report/report_options.h"
 #include "session/session.h"
@@ -62,6 +63,7 @@ class Report {
   std::unique_ptr<Session> session_;
   std::unique_ptr<SrcLines> srclines_;  // when a sort key is srcline
   std::unique_ptr<SrcLines> chain_srclines_;  // with the call graph's address key
+  std::unique_ptr<TraceTexts> trace_texts_;   // when a sort key is trace
   std::unique_ptr<HistsConsumer> hists_;
 };
 

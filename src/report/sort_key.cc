@@ -138,6 +138,14 @@ std::string_view SrcfileText(const HistEntry& e) { return e.srcfile ? std::strin
 int OrderSrcfile(const HistEntry& a, const HistEntry& b) { return Cmp(SrcfileText(a), SrcfileText(b)); }
 void JsonSrcfile(const HistEntry& e, nlohmann::json* row) { (*row)["srcfile"] = std::string(SrcfileText(e)); }
 
+// trace (report/trace_texts.h): one row per payload text, ordered by it (perf's
+// sort__trace_cmp compares he->trace_output).
+void IdTrace(const HistEntry& e, CommIds*, uint64_t* w) { w[0] = e.trace ? e.trace_id : kNoId; }
+std::string_view TraceText(const HistEntry& e) { return e.trace ? std::string_view(*e.trace) : std::string_view(); }
+int OrderTrace(const HistEntry& a, const HistEntry& b) { return Cmp(TraceText(a), TraceText(b)); }
+void PrintTrace(const HistEntry& e, std::string* out) { out->append(TraceText(e)); }
+void JsonTrace(const HistEntry& e, nlohmann::json* row) { (*row)["trace"] = std::string(TraceText(e)); }
+
 constexpr SortKey kSortKeys[] = {
     {.name = "comm", .header = "Command", .id = IdComm, .collapse = CollapseComm, .order = OrderComm,
      .print = PrintComm, .json = JsonComm},
@@ -153,6 +161,8 @@ constexpr SortKey kSortKeys[] = {
      .order = OrderSrcline, .print = SrcLines::Print, .json = JsonSrcline, .pad_last = false},
     {.name = "srcfile", .header = "Source File", .id = IdSrcfile, .collapse = OrderSrcfile, .order = OrderSrcfile,
      .print = SrcLines::PrintFile, .json = JsonSrcfile, .pad_last = false},
+    {.name = "trace", .header = "Trace output", .id = IdTrace, .collapse = OrderTrace, .order = OrderTrace,
+     .print = PrintTrace, .json = JsonTrace, .pad_last = false},
 };
 
 }  // namespace
@@ -190,7 +200,7 @@ Result<std::vector<const SortKey*>> ParseSortKeys(std::string_view list) {
     while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
     if (name.empty()) continue;
     const SortKey* k = FindSortKey(name);
-    if (!k) return Err("unknown sort key '{}' (known: comm, pid, tid, dso, sym, symbol, cpu, srcline, srcfile)", name);
+    if (!k) return Err("unknown sort key '{}' (known: comm, pid, tid, dso, sym, symbol, cpu, srcline, srcfile, trace)", name);
     bool dup = false;
     for (auto* have : keys) dup |= have == k;
     if (!dup) keys.push_back(k);
