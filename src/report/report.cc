@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "perfdata/perf_event.h"
+
 namespace perflens {
 
 Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptions& options) {
@@ -12,6 +14,11 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   // perf: with -F and no -s, the sort keys are the sort-key fields of -F; with both, rows
   // are grouped by the union (fields that are sort keys become sort keys too).
   std::string sort = options.sort;
+  // perf's get_default_sort_order: a file of tracepoints only sorts by trace. In pipe
+  // mode perf decides before the attrs arrive: the usual default.
+  bool all_tracepoints = !file->evsels().empty() && !file->pipe_mode();
+  for (const Evsel& ev : file->evsels()) all_tracepoints &= ev.attr.type == kPerfTypeTracepoint;
+  if (!options.sort_given && all_tracepoints) sort = "trace";
   std::string field_keys;
   for (std::string_view rest = options.fields; !rest.empty();) {
     size_t comma = rest.find(',');

@@ -37,9 +37,10 @@ std::string RunPerflens(const std::string& args) {
   return r.out;
 }
 
-// Leaves the output beside the expected file when they differ.
-void ExpectSameAs(const std::string& expected_file, const std::string& out) {
-  const std::string expected = WithoutTip(ReadFileOrEmpty(Fixture(expected_file)));
+// Leaves the output beside the expected file when they differ. `truth`: what to expect
+// instead of the file's text, where perf 6.1 is wrong.
+void ExpectSameAs(const std::string& expected_file, const std::string& out, const std::string& truth = "") {
+  const std::string expected = truth.empty() ? WithoutTip(ReadFileOrEmpty(Fixture(expected_file))) : truth;
   ASSERT_FALSE(expected.empty()) << "missing " << Fixture(expected_file);
   if (out != expected) {
     const std::string actual = Fixture(expected_file.substr(0, expected_file.size() - 4) + ".actual.txt");
@@ -84,6 +85,24 @@ INSTANTIATE_TEST_SUITE_P(FileAndPipe, TracepointFixture, ::testing::Values("perf
 TEST(TracepointFixtureTest, ReportSortCommTrace) {
   ExpectSameAs("expected-perf-perf-report-comm-trace.txt",
                RunPerflens("report --stdio --sort comm,trace -i " + ShellQuote(Fixture("perf.data"))));
+}
+
+// single.data: one tracepoint evsel, one sample. perf's default sort is then trace (as
+// here), but perf 6.1 cuts the row to the header's width ("prev_comm=sl": the text is
+// made lazily by the compare, which one entry never runs). perflens prints the payload
+// whole (README "differs on purpose"); everything else is perf's.
+TEST(TracepointFixtureTest, TracepointsOnlySortByTraceWholeText) {
+  const std::string perf = WithoutTip(ReadFileOrEmpty(Fixture("expected-perf-single-report.txt")));
+  const std::string payload = ReadFileOrEmpty(Fixture("expected-perf-single-script-trace.txt"));
+  ASSERT_GT(payload.size(), 20u);
+  ASSERT_NE(perf.find("   100.00%  prev_comm=sl\n"), std::string::npos) << perf;
+  const std::string out = RunPerflens("report --stdio -i " + ShellQuote(Fixture("single.data")));
+  const std::string width(payload.size() - 1, '.');
+  std::string expected = perf;
+  expected.replace(expected.find("Trace output\n"), 13, "Trace output" + std::string(width.size() - 12, ' ') + "\n");
+  expected.replace(expected.find("............\n"), 13, width + "\n");
+  expected.replace(expected.find("prev_comm=sl\n"), 13, payload);
+  ExpectSameAs("expected-perf-single-report.txt", out, expected);
 }
 
 // A pipe read as it arrives: the tracing data is read before the first sample.
