@@ -77,6 +77,8 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   so.defer_kernel_symbols = options.defer_kernel_symbols;
   so.use_threads = options.use_threads;
   so.consumer_thread = true;
+  for (const SortKey* k : *keys)  // trace texts name kernel symbols on the resolving thread
+    if (k->name == std::string_view("trace")) so.consumer_thread = false;
   r->session_ = Session::Open(file, std::move(so));
   for (const SortKey* k : *keys)
     if (k->name == std::string_view("srcline") || k->name == std::string_view("srcfile"))
@@ -89,6 +91,8 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   for (const SortKey* k : *keys)
     if (k->name == std::string_view("trace")) {
       r->trace_texts_ = std::make_unique<TraceTexts>(file->evsels(), file->env().tracing_data.get());
+      r->kernel_resolver_ = std::make_unique<Resolver>(&r->session_->machine(), &r->session_->symbolizer());
+      r->trace_texts_->set_kernel_resolver(r->kernel_resolver_.get());
       r->hists_->set_trace_texts(r->trace_texts_.get());
     }
   r->session_->AddConsumer(r->hists_.get());

@@ -203,6 +203,8 @@ Result<std::unique_ptr<Script>> Script::Create(PerfFile* file, const ScriptOptio
   } else {
     s->writer_ = std::make_unique<ScriptWriter>(*file, std::move(fields), std::move(chains));
     s->writer_->set_symbolizer(&s->session_->symbolizer());
+    s->kernel_resolver_ = std::make_unique<Resolver>(&s->session_->machine(), &s->session_->symbolizer());
+    s->writer_->set_kernel_resolver(s->kernel_resolver_.get());
     s->session_->AddConsumer(s->writer_.get());
   }
   return s;
@@ -245,6 +247,10 @@ ScriptWriter::ScriptWriter(const PerfFile& file, std::vector<uint32_t> fields, s
 }
 
 ScriptWriter::~ScriptWriter() = default;
+
+void ScriptWriter::set_kernel_resolver(Resolver* resolver) {
+  if (tracepoints_) tracepoints_->set_kernel_symbols(KernelSymbolsOf(resolver));
+}
 
 void ScriptWriter::Finish() {
   if (out_->size()) write_(out_->view());

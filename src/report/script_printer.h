@@ -88,6 +88,8 @@ class ScriptWriter : public SampleConsumer {
   ScriptWriter(const PerfFile& file, std::vector<uint32_t> fields, std::vector<bool> chains);
   // Where the text goes (set before the session runs).
   void set_write(WriteFn write) { write_ = std::move(write); }
+  // Names kernel addresses in tracepoint payloads (%pS), on the resolving thread.
+  void set_kernel_resolver(Resolver* resolver);
   // Where -F srcline looks lines up (the session's; set before it runs).
   void set_symbolizer(Symbolizer* symbolizer) { symbolizer_ = symbolizer; }
   ~ScriptWriter() override;
@@ -159,6 +161,7 @@ class Script {
 
   std::unique_ptr<Session> session_;
   std::unique_ptr<ScriptWriter> writer_;
+  std::unique_ptr<Resolver> kernel_resolver_;  // the writer's tracepoint %pS arguments
   std::unique_ptr<FoldedConsumer> folded_;  // -F folded (always set, empty otherwise)
 };
 

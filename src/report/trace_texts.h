@@ -26,6 +26,10 @@ class TraceTexts {
   // Sets e->trace and e->trace_id for sample `s` (which carries its raw bytes:
   // SampleNeeds::raw).
   void Fill(HistEntry* e, const ResolvedSample& s);
+  // Names kernel addresses in %pS arguments; Fill must then run on the resolver's thread.
+  void set_kernel_resolver(Resolver* resolver) {
+    if (formatter_) formatter_->set_kernel_symbols(KernelSymbolsOf(resolver));
+  }
 
  private:
   const std::string* Intern(std::string_view text, uint32_t* id);

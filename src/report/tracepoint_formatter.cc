@@ -9,6 +9,8 @@
 #include <traceevent/event-parse.h>
 #include <traceevent/trace-seq.h>
 
+#include "perfdata/perf_event.h"
+
 namespace perflens {
 namespace {
 
@@ -74,6 +76,30 @@ TracepointFormatter::TracepointFormatter(const TracingData& td) {
 
 TracepointFormatter::~TracepointFormatter() {
   if (tep_) tep_free(tep_);
+}
+
+TracepointFormatter::KernelSymbolFn KernelSymbolsOf(Resolver* resolver) {
+  // Symbol names are views: libtraceevent gets NUL-terminated copies, one per symbol.
+  auto names = std::make_shared<std::unordered_map<const Symbol*, std::string>>();
+  return [resolver, names](uint64_t addr) {
+    const AddrLocation al = resolver->Resolve(nullptr, kMiscKernel, addr);
+    if (!al.sym) return TracepointFormatter::KernelSymbol{};
+    auto it = names->try_emplace(al.sym, al.sym->name).first;
+    return TracepointFormatter::KernelSymbol{it->second.c_str(), addr - (al.dso_addr - al.sym->start)};
+  };
+}
+
+char* TracepointFormatter::ResolveFunction(void* self, unsigned long long* addr, char** module) {
+  *module = nullptr;
+  const KernelSymbol k = static_cast<TracepointFormatter*>(self)->kernel_symbols_(*addr);
+  if (!k.name) return nullptr;
+  *addr = k.start;
+  return const_cast<char*>(k.name);  // libtraceevent only reads it
+}
+
+void TracepointFormatter::set_kernel_symbols(KernelSymbolFn fn) {
+  kernel_symbols_ = std::move(fn);
+  if (tep_ && kernel_symbols_) tep_set_function_resolver(tep_, &TracepointFormatter::ResolveFunction, this);
 }
 
 const TracepointFormatter::EventInfo* TracepointFormatter::Find(uint64_t id) {

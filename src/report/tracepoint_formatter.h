@@ -6,8 +6,9 @@
 //
 // Built from a TracingData (perfdata/tracing_data.h): the header page, ftrace and event
 // formats, printk formats and saved cmdlines go to one libtraceevent handle, owned here.
-// No plugins are loaded and no kernel symbol resolver is registered (perf 6.1 loads no
-// plugins either). Not thread-safe: one caller at a time.
+// No plugins are loaded (perf 6.1 loads none either); kernel addresses in %pS/%ps
+// arguments are named through set_kernel_symbols, as perf's machine__resolve_kernel_addr
+// does. Not thread-safe: one caller at a time.
 //
 // Hostile payloads: before libtraceevent reads one, its size is checked against the
 // event's fixed fields and every __data_loc/__rel_loc field's (offset, length); a payload
@@ -15,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -22,6 +24,7 @@
 #include <vector>
 
 #include "perfdata/tracing_data.h"
+#include "session/resolver.h"
 
 struct tep_handle;
 struct tep_event;
@@ -42,6 +45,16 @@ class TracepointFormatter {
   // or the payload is too short for it.
   bool Format(uint64_t id, uint32_t cpu, std::span<const uint8_t> raw, std::string* out);
 
+  // The kernel symbol holding a runtime address: its name (kept alive by the caller)
+  // and start address; a null name when none.
+  struct KernelSymbol {
+    const char* name = nullptr;
+    uint64_t start = 0;
+  };
+  using KernelSymbolFn = std::function<KernelSymbol(uint64_t addr)>;
+  // Names %pS ("sym+0xoff") and %ps ("sym") arguments; without it they print as addresses.
+  void set_kernel_symbols(KernelSymbolFn fn);
+
   size_t nr_bad_formats() const { return nr_bad_formats_; }
   size_t nr_bad_payloads() const { return nr_bad_payloads_; }
 
@@ -58,10 +71,17 @@ class TracepointFormatter {
   const EventInfo* Find(uint64_t id);
   bool PayloadFits(const EventInfo& info, std::span<const uint8_t> raw) const;
 
+  static char* ResolveFunction(void* self, unsigned long long* addr, char** module);
+
   tep_handle* tep_ = nullptr;
+  KernelSymbolFn kernel_symbols_;
   bool swap_ = false;  // the file's byte order differs from ours
   std::unordered_map<uint64_t, EventInfo> events_;
   size_t nr_bad_formats_ = 0, nr_bad_payloads_ = 0;
 };
+
+// Kernel symbols for set_kernel_symbols from `resolver`'s kernel maps (call it on the
+// thread that owns the resolver).
+TracepointFormatter::KernelSymbolFn KernelSymbolsOf(Resolver* resolver);
 
 }  // namespace perflens

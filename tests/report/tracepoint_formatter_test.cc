@@ -90,6 +90,39 @@ TEST(TracepointFormatterTest, BadFormatsAreCounted) {
   EXPECT_EQ(out, "value=5 label=x");
 }
 
+// %pS / %ps arguments name kernel symbols through set_kernel_symbols, as perf's
+// machine__resolve_kernel_addr does; without a symbol they stay addresses.
+TEST(TracepointFormatterTest, KernelSymbolsInPrintFmt) {
+  TracingData td;
+  td.version = "0.6";
+  td.long_size = 8;
+  TracingEventFormat f;
+  f.system = "demo";
+  f.text =
+      "name: calls\nID: 9\nformat:\n"
+      "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+      "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+      "\tfield:unsigned long call_site;\toffset:8;\tsize:8;\tsigned:0;\n\n"
+      "print fmt: \"call_site=%pS fn=%ps\", (void *)REC->call_site, (void *)REC->call_site\n";
+  td.event_formats.push_back(f);
+  TracepointFormatter formatter(td);
+  std::vector<uint8_t> p(16, 0);
+  p[0] = 9;
+  const uint64_t addr = 0xffffffff81000010;
+  std::memcpy(&p[8], &addr, 8);
+  std::string out;
+  ASSERT_TRUE(formatter.Format(9, 0, p, &out));
+  EXPECT_EQ(out, "call_site=0xffffffff81000010 fn=0xffffffff81000010");
+  formatter.set_kernel_symbols([](uint64_t a) {
+    return a >= 0xffffffff81000000 && a < 0xffffffff81000100
+               ? TracepointFormatter::KernelSymbol{"do_work", 0xffffffff81000000}
+               : TracepointFormatter::KernelSymbol{};
+  });
+  out.clear();
+  ASSERT_TRUE(formatter.Format(9, 0, p, &out));
+  EXPECT_EQ(out, "call_site=do_work+0x10 fn=do_work");
+}
+
 Evsel EvselOf(uint32_t type, uint64_t sample_type) {
   Evsel ev;
   ev.name = "e";
