@@ -44,7 +44,7 @@ TEST(SortKeyTest, ParseListTrimsAndDeduplicates) {
 TEST(SortKeyTest, ParseErrorsNameTheKey) {
   auto bad = ParseSortKeys("comm,bogus,dso");
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.error().message, "unknown sort key 'bogus' (known: comm, pid, tid, dso, sym, symbol, cpu, srcline, srcfile)");
+  EXPECT_EQ(bad.error().message, "unknown sort key 'bogus' (known: comm, pid, tid, dso, sym, symbol, cpu, srcline, srcfile, trace)");
   auto empty = ParseSortKeys(" , ");
   ASSERT_FALSE(empty.ok());
   EXPECT_EQ(empty.error().message, "no sort keys given");
