@@ -16,6 +16,7 @@ PACKAGES=(
   libdeflate-dev                    # zlib-compressed debug sections, ~3x zlib's inflate
   libcapstone-dev                   # annotate's disassembler (x86_64, aarch64)
   libdebuginfod-dev debuginfod      # fetching files by build-id; the debuginfod tests' server
+  libtraceevent-dev                 # tracepoint payloads (perf script's trace field, --sort trace)
   libfmt-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libprotobuf-dev protobuf-compiler # pprof export

@@ -133,7 +133,7 @@ int main(int argc, char** argv) {
   CLI::App* report = app.add_subcommand("report", "Profile report, as perf report --stdio");
   report->add_option("-i,--input", ra.input, "Input file (default ./perf.data; - for stdin)");
   report->add_flag("--stdio", ra.stdio, "Plain text output (the default)");
-  report->add_option("-s,--sort", ra.options.sort, "Sort keys: comm,pid,tid,dso,sym,cpu,srcline,srcfile");
+  report->add_option("-s,--sort", ra.options.sort, "Sort keys: comm,pid,tid,dso,sym,cpu,srcline,srcfile,trace");
   report->add_option("-F,--fields", ra.options.fields, "Output fields: overhead,overhead_sys,overhead_us,sample,period + sort keys");
   report->add_option("-t,--field-separator", ra.options.field_separator, "Separator between columns");
   report->add_option("--percent-limit", ra.options.percent_limit, "Hide entries below this percentage");

@@ -21,11 +21,16 @@ void Evlist::SetNameById(uint64_t id, std::string_view name) {
   if (it != id_to_evsel_.end()) evsels_[static_cast<size_t>(it->second)].name = EscapeControl(name);
 }
 
-void Evlist::Finish(const std::vector<EventDesc>& event_desc, const std::vector<GroupDesc>& group_desc) {
+void Evlist::Finish(const std::vector<EventDesc>& event_desc, const std::vector<GroupDesc>& group_desc,
+                    const TracingData* tracing_data) {
   ApplyGroups(group_desc);
   for (size_t i = 0; i < evsels_.size(); ++i) {
     Evsel& ev = evsels_[i];
     if (ev.name.empty() && i < event_desc.size()) ev.name = event_desc[i].name;
+    // perf's evsel__prepare_tracepoint_event: "system:name" of the format whose ID is
+    // the attr's config.
+    if (ev.name.empty() && ev.attr.type == kPerfTypeTracepoint && tracing_data)
+      ev.name = tracing_data->EventName(ev.attr.config);
     if (ev.name.empty()) ev.name = SynthesizeEvselName(ev.attr);
     if (HasControlChars(ev.name)) ev.name = EscapeControl(ev.name);
   }

@@ -58,9 +58,11 @@ class Evlist {
   // EVENT_UPDATE (NAME): names the evsel that owns sample id `id`, escaping control
   // bytes; no-op for an unknown id.
   void SetNameById(uint64_t id, std::string_view name);
-  // After the header: names from EVENT_DESC (paired by index), else synthesized, and
-  // the sample_id positions of the first evsel.
-  void Finish(const std::vector<EventDesc>& event_desc, const std::vector<GroupDesc>& group_desc = {});
+  // After the header: groups from GROUP_DESC (ApplyGroups), names from EVENT_DESC
+  // (paired by index), else a tracepoint's "system:name" from `tracing_data` (may be
+  // null), else synthesized, and the sample_id positions of the first evsel.
+  void Finish(const std::vector<EventDesc>& event_desc, const std::vector<GroupDesc>& group_desc = {},
+              const TracingData* tracing_data = nullptr);
   // Groups as GROUP_DESC described them: each group's leader and its nr_members - 1
   // following evsels. A description perf would reject (a leader out of order, members
   // past the last evsel, overlapping groups) leaves no groups at all.

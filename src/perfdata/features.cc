@@ -350,7 +350,7 @@ Status ParseFeature(int feature, std::span<const uint8_t> payload, const Loader&
   ByteCursor c(payload.data(), payload.size(), ld);
   t_entries_left = kMaxFeatureEntries;
   switch (feature) {
-    case kFeatTracingData: return Status::Ok();  // ftrace format blob; not decoded
+    case kFeatTracingData: return Status::Ok();  // PerfHeader parses it: its messages name the offset
     case kFeatBuildId: return ParseBuildIds(payload, ld, env);
     case kFeatHostname: return ParseOptionalString(c, "hostname", &env->hostname);
     case kFeatOsRelease: return ParseOptionalString(c, "osrelease", &env->osrelease);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -13,6 +14,7 @@
 #include "base/result.h"
 #include "perfdata/event_attr.h"
 #include "perfdata/record.h"
+#include "perfdata/tracing_data.h"
 
 namespace perflens {
 
@@ -98,6 +100,9 @@ struct HeaderEnv {
   std::vector<HybridNode> hybrid_topology;
   std::vector<PmuCaps> pmu_caps;
   bool branch_stack = false, stat = false;
+  // TRACING_DATA (file mode) or the HEADER_TRACING_DATA record's bytes (pipe mode):
+  // tracepoint formats; nullptr when absent or unreadable (then a warning says why).
+  std::shared_ptr<const TracingData> tracing_data;
   std::vector<std::string> warnings;  // one line per feature that failed to parse
 };
 

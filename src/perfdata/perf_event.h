@@ -137,6 +137,10 @@ inline constexpr uint64_t kContextGuestKernel = static_cast<uint64_t>(-2176);
 inline constexpr uint64_t kContextGuestUser = static_cast<uint64_t>(-2560);
 inline constexpr uint64_t kContextMax = static_cast<uint64_t>(-4095);
 
+// perf_event_attr.type of tracepoint events (enum perf_type_id PERF_TYPE_TRACEPOINT):
+// attr.config is the ID line of the event's format file.
+inline constexpr uint32_t kPerfTypeTracepoint = 2;
+
 // Header feature bits (tools/perf/util/header.h enum HEADER_*).
 enum Feature : int {
   kFeatTracingData = 1,

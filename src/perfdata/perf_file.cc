@@ -111,7 +111,23 @@ Result<std::unique_ptr<PerfFile>> PerfFile::FromStream(int fd, const std::string
     if (!more) return more.error();
     if (!*more) break;
     RecordView r = ViewAt(ld, head.data() + pos, pos);
-    if (TrailingBytes(ld, r, true)) break;  // tracing data can be megabytes: ReadRecords skips it
+    if (const uint64_t extra = TrailingBytes(ld, r, true)) {
+      // The tracing data names tracepoint evsels, so it is read now (perf writes it
+      // before the first kernel record); as much of it as arrives, which ReadRecords
+      // then skips again. Other trailing payloads (AUX data) are ReadRecords' to skip.
+      if (r.type != kRecordHeaderTracingData) break;
+      // In steps, so a claimed size allocates no more than arrives (plus a step).
+      const uint64_t target = pos + size + extra;
+      do {
+        more = FillTo(fd, &head, static_cast<size_t>(std::min<uint64_t>(target, head.size() + (1u << 20))), name);
+        if (!more) return more.error();
+      } while (*more && head.size() < target);
+      const uint64_t at = pos + size, got = std::min<uint64_t>(extra, head.size() - at);
+      h.ApplyTracingData({head.data() + at, static_cast<size_t>(got)}, at);
+      if (!*more) break;
+      pos += size + extra;
+      continue;
+    }
     h.ApplyHeaderRecord(r, false, &ignored);
     pos += size;
   }

@@ -255,6 +255,10 @@ Status PerfHeader::ParseFeatures(const std::vector<uint8_t>& bits) {
                                           FeatureName(feat), off, size));
       continue;
     }
+    if (feat == kFeatTracingData) {
+      ApplyTracingData({p + off, static_cast<size_t>(size)}, off);
+      continue;
+    }
     Status s = ParseFeature(feat, {p + off, static_cast<size_t>(size)}, loader_, &env_);
     if (!s) env_.warnings.push_back(fmt::format("feature {} at offset {:#x}: {}", FeatureName(feat), off, s.error().message));
   }
@@ -271,9 +275,17 @@ Status PerfHeader::ParsePipeHeader() {
   std::vector<std::string> ignored;
   RecordView r;
   // Framing errors are ReadRecords' to report.
-  for (RecordCursor c(loader_, p, data_offset_, end, true); c.Next(&r);)
+  for (RecordCursor c(loader_, p, data_offset_, end, true); c.Next(&r);) {
     if (r.type == kRecordHeaderAttr || r.type == kRecordHeaderFeature || r.type == kRecordHeaderBuildId)
       ApplyHeaderRecord(r, false, &ignored);
+    // The tracing data follows the record (the cursor skips it): at most its announced
+    // size, at most what the file holds.
+    if (r.type == kRecordHeaderTracingData) {
+      const uint64_t at = r.perf_data_offset + r.size;
+      const uint64_t announced = TrailingBytes(loader_, r, true);
+      if (at <= end) ApplyTracingData({p + at, static_cast<size_t>(std::min(announced, end - at))}, at);
+    }
+  }
   // EVENT_UPDATE and ID_INDEX need the attrs (and their id index) first.
   for (RecordCursor c(loader_, p, data_offset_, end, true); c.Next(&r);) {
     if (r.type == kRecordEventUpdate) ApplyEventUpdate(r);
@@ -281,6 +293,16 @@ Status PerfHeader::ParsePipeHeader() {
   }
   if (evlist_.empty()) return Err("{}: pipe-mode file has no HEADER_ATTR record", name_);
   return Status::Ok();
+}
+
+void PerfHeader::ApplyTracingData(std::span<const uint8_t> bytes, uint64_t file_offset) {
+  if (env_.tracing_data) return;  // perf reads one; later ones would re-register the same events
+  auto td = ParseTracingData(bytes, file_offset);
+  if (!td) {
+    env_.warnings.push_back(td.error().message + "; tracepoint events print without names and payloads");
+    return;
+  }
+  env_.tracing_data = std::make_shared<const TracingData>(std::move(*td));
 }
 
 void PerfHeader::AddHeaderAttr(const RecordView& r) {

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -46,8 +47,12 @@ class PerfHeader {
   // attr is refused with a warning in `warnings` (consumers size their tables by the
   // evsels). Malformed records are skipped (attrs and features warn in env()).
   void ApplyHeaderRecord(const RecordView& r, bool after_header, std::vector<std::string>* warnings);
+  // The tracing data at perf.data offset `file_offset` (the TRACING_DATA feature, or
+  // what follows a HEADER_TRACING_DATA record): kept in env().tracing_data, or a
+  // warning naming the offset when it does not parse. The first one read is kept.
+  void ApplyTracingData(std::span<const uint8_t> bytes, uint64_t file_offset);
   // After the last header record: evsel names and sample id positions.
-  void Finish() { evlist_.Finish(env_.event_desc, env_.group_desc); }
+  void Finish() { evlist_.Finish(env_.event_desc, env_.group_desc, env_.tracing_data.get()); }
 
   const Loader& loader() const { return loader_; }
   bool pipe_mode() const { return pipe_mode_; }

@@ -59,6 +59,10 @@ struct HistEntry {
   BranchEnd from, to;
   bool mispred = false, predicted = false;
   uint16_t cycles = 0;
+  // The "trace" key (report/trace_texts.h): the formatted tracepoint payload, interned
+  // with its id; nullptr unless a report sorts by it.
+  const std::string* trace = nullptr;
+  uint32_t trace_id = 0;
   HistStat self;
   HistStat acc;  // Children: self plus periods of samples whose chain passes here
 };

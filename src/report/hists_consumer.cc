@@ -56,6 +56,7 @@ uint32_t HistsConsumer::OnSummedKey(const ResolvedSample& s) {
   if (!s.filtered) {
     HistEntry proto = SelfProto(s);
     if (srclines_) srclines_->Fill(&proto, s.location.dso_addr);
+    if (trace_texts_) trace_texts_->Fill(&proto, s);  // not reached: raw samples are not summed
     slot.row = static_cast<uint32_t>(hists_[s.evsel].FindOrAdd(proto));
   }
   key_slots_.push_back(slot);
@@ -113,6 +114,7 @@ void HistsConsumer::OnSample(const ResolvedSample& s) {
 
   HistEntry proto = SelfProto(s);
   if (srclines_) srclines_->Fill(&proto, s.location.dso_addr);
+  if (trace_texts_) trace_texts_->Fill(&proto, s);
   if (parent_pattern_) {
     FindParent(s, &proto);
     // -x: perf filters entries without a parent (HIST_FILTER__PARENT): in the totals only.

@@ -15,6 +15,7 @@
 #include "report/callchain_tree.h"
 #include "report/hists.h"
 #include "report/srcline.h"
+#include "report/trace_texts.h"
 #include "session/session.h"
 
 namespace perflens {
@@ -35,6 +36,8 @@ class HistsConsumer : public SampleConsumer {
   void OnSlotSums(std::span<const SlotSum> sums) override;
   void ReplaceSymbols(const std::unordered_map<const Symbol*, const Symbol*>& replacements) override;
   void Finish() override;  // perf's comm__override on every Hists
+  // The "trace" key's texts, when the keys hold it (samples then carry raw bytes). Not owned.
+  void set_trace_texts(TraceTexts* texts) { trace_texts_ = texts; }
 
   const std::vector<Hists>& hists() const { return hists_; }
   // --percentage relative: the totals become those of the samples no filter left out.
@@ -63,6 +66,7 @@ class HistsConsumer : public SampleConsumer {
   CallGraphParams call_graph_;
   SrcLines* srclines_ = nullptr;
   SrcLines* chain_srclines_ = nullptr;
+  TraceTexts* trace_texts_ = nullptr;
   std::vector<size_t> chain_rows_;    // per-sample dedup scratch, reused
   std::vector<uint32_t> chain_;       // interned frame ids in print order, reused
   static constexpr uint32_t kNoRow = UINT32_MAX;

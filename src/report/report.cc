@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "perfdata/perf_event.h"
+
 namespace perflens {
 
 Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptions& options) {
@@ -22,6 +24,11 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   if (r->branch_mode_ && !(combined_sample_type & kSampleBranchStack) && !file->pipe_mode())
     return Err("Selected -b but no branch data. Did you call perf record without -b?");
   std::string sort = options.sort;
+  // perf's get_default_sort_order: a file of tracepoints only sorts by trace. In pipe
+  // mode perf decides before the attrs arrive: the usual default.
+  bool all_tracepoints = !file->evsels().empty() && !file->pipe_mode();
+  for (const Evsel& ev : file->evsels()) all_tracepoints &= ev.attr.type == kPerfTypeTracepoint;
+  if (!options.sort_given && all_tracepoints) sort = "trace";
   if (r->branch_mode_ && !options.sort_given) sort = "comm,dso_from,symbol_from,symbol_to,cycles";
   // perf's -p adds the parent key (setup_sorting: sort__has_parent).
   if (!options.parent.empty() && (sort + ",").find("parent,") == std::string::npos) sort += ",parent";
@@ -101,6 +108,9 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   // sample__resolve_callchain with sort__has_parent).
   const bool chains = r->children_ || cg.mode != CallGraphMode::kNone || (has_parent && r->has_callchains_);
   so.needs.assign(file->evsels().size(), SampleNeeds{true, chains, false, r->branch_mode_});
+  for (const SortKey* k : *keys)
+    if (k->name == std::string_view("trace"))
+      for (SampleNeeds& n : so.needs) n.raw = true;
   so.max_stack = options.max_stack;
   so.inline_frames = options.inline_frames;
   so.keep_root_side = cg.caller_order;
@@ -112,6 +122,8 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   so.thread_read_values = options.show_threads;
   so.use_threads = options.use_threads;
   so.consumer_thread = true;
+  for (const SortKey* k : *keys)  // trace texts name kernel symbols on the resolving thread
+    if (k->name == std::string_view("trace")) so.consumer_thread = false;
   r->session_ = Session::Open(file, std::move(so));
   r->evsels_ = file->evsels();
   if (options.group.has_value()) r->forced_leader_ = ForceLeader(&r->evsels_);
@@ -125,6 +137,13 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
                                               r->chain_srclines_.get());
   if (r->parent_pattern_) r->hists_->set_parent_pattern(r->parent_pattern_.get(), options.exclude_other);
   r->hists_->set_branch_mode(r->branch_mode_);
+  for (const SortKey* k : *keys)
+    if (k->name == std::string_view("trace")) {
+      r->trace_texts_ = std::make_unique<TraceTexts>(file->evsels(), file->env().tracing_data.get());
+      r->kernel_resolver_ = std::make_unique<Resolver>(&r->session_->machine(), &r->session_->symbolizer());
+      r->trace_texts_->set_kernel_resolver(r->kernel_resolver_.get());
+      r->hists_->set_trace_texts(r->trace_texts_.get());
+    }
   r->session_->AddConsumer(r->hists_.get());
   return r;
 }

@@ -13,6 +13,7 @@
 #include "report/callchain_tree.h"
 #include "report/hists.h"
 #include "report/hists_consumer.h"
+#include "report/trace_texts.h"
 #include "report/hists_output.h"
 #include "report/report_options.h"
 #include "session/session.h"
@@ -75,6 +76,8 @@ class Report {
   std::unique_ptr<SrcLines> srclines_;  // when a sort key is srcline
   std::unique_ptr<SrcLines> chain_srclines_;  // with the call graph's address key
   std::unique_ptr<std::regex> parent_pattern_;  // the parent key's pattern (before hists_: it outlives it)
+  std::unique_ptr<TraceTexts> trace_texts_;   // when a sort key is trace
+  std::unique_ptr<Resolver> kernel_resolver_;  // trace_texts_'s %pS arguments
   std::unique_ptr<HistsConsumer> hists_;
 };
 

@@ -41,11 +41,16 @@ constexpr FieldName kFieldNames[] = {
     // stacks (a dummy beside an LBR event, a cs_etm event) prints none.
     {"brstack", kFieldBrstack, 0, ""},
     {"brstacksym", kFieldBrstackSym, 0, ""},
+    {"trace", kFieldTrace, 0, ""},
 };
 
 // perf 6.1's defaults for hardware and software events.
 constexpr uint32_t kDefaultFields = kFieldComm | kFieldTid | kFieldTime | kFieldCpu | kFieldEvent | kFieldIp |
                                     kFieldSym | kFieldSymOff | kFieldDso | kFieldPeriod;
+// And for tracepoints; with callchains perf adds the ip's (perf_session__check_output_opt).
+constexpr uint32_t kTracepointDefaultFields = kFieldComm | kFieldTid | kFieldTime | kFieldCpu | kFieldEvent |
+                                              kFieldTrace;
+constexpr uint32_t kTracepointChainFields = kFieldIp | kFieldSym | kFieldSymOff | kFieldDso;
 
 // perf's event-type prefixes of -F ("sw:comm,tid"); perflens applies fields to all types.
 constexpr std::string_view kTypePrefixes[] = {"hw", "sw", "trace", "raw", "synth", "breakpoint"};
@@ -134,7 +139,12 @@ Result<ScriptFieldSpec> ParseScriptFields(std::string_view arg) {
 }
 
 Result<uint32_t> ResolveScriptFields(const ScriptFieldSpec& spec, const Evsel& evsel) {
+  const bool tracepoint = evsel.attr.type == kPerfTypeTracepoint;
   uint32_t fields = kDefaultFields, user_set = 0;
+  if (tracepoint) {
+    fields = kTracepointDefaultFields;
+    if (evsel.attr.sample_type & kSampleCallchain) fields |= kTracepointChainFields;
+  }
   switch (spec.mode) {
     case ScriptFieldSpec::Mode::kDefault: break;
     case ScriptFieldSpec::Mode::kSet: fields = user_set = spec.fields; break;
@@ -143,6 +153,8 @@ Result<uint32_t> ResolveScriptFields(const ScriptFieldSpec& spec, const Evsel& e
       user_set = spec.fields;
       break;
   }
+  // perf: "'trace' not valid for software events. Ignoring." (only a tracepoint has one).
+  if (!tracepoint) fields &= ~kFieldTrace;
   const uint64_t st = evsel.attr.sample_type;
   for (const FieldName& n : kFieldNames) {
     if (!(fields & n.bit) || !n.sample_type || (st & n.sample_type)) continue;
@@ -192,7 +204,7 @@ Result<std::unique_ptr<Script>> Script::Create(PerfFile* file, const ScriptOptio
     if (folded) so.needs.push_back({!chain, chain});
     else
       so.needs.push_back({(f & kFieldIp) && !chain, (f & kFieldIp) && chain, true,
-                          (f & (kFieldBrstack | kFieldBrstackSym)) != 0});
+                          (f & (kFieldBrstack | kFieldBrstackSym)) != 0, (f & kFieldTrace) != 0});
     // --dsos/-S decide on the sample ip's location.
     if (!options.dsos.empty() || !options.symbols.empty()) so.needs.back().location = true;
   }
@@ -227,6 +239,8 @@ Result<std::unique_ptr<Script>> Script::Create(PerfFile* file, const ScriptOptio
     s->writer_ = std::make_unique<ScriptWriter>(*file, std::move(fields), std::move(chains));
     s->writer_->set_symbolizer(&s->session_->symbolizer());
     s->writer_->set_time_format(options.ns, options.reltime, options.deltatime);
+    s->kernel_resolver_ = std::make_unique<Resolver>(&s->session_->machine(), &s->session_->symbolizer());
+    s->writer_->set_kernel_resolver(s->kernel_resolver_.get());
     s->session_->AddConsumer(s->writer_.get());
   }
   return s;
@@ -264,10 +278,15 @@ ScriptWriter::ScriptWriter(const PerfFile& file, std::vector<uint32_t> fields, s
     : file_(file), fields_(std::move(fields)), chains_(std::move(chains)),
       out_(std::make_unique<TextBuffer>(kFlushBytes + (64 << 10))) {
   for (const Evsel& ev : file.evsels()) name_width_ = std::max(name_width_, ev.name.size());
+  if (file.env().tracing_data) tracepoints_ = std::make_unique<TracepointFormatter>(*file.env().tracing_data);
   if (std::find(chains_.begin(), chains_.end(), true) != chains_.end()) frame_lines_.resize(kFrameLines);
 }
 
 ScriptWriter::~ScriptWriter() = default;
+
+void ScriptWriter::set_kernel_resolver(Resolver* resolver) {
+  if (tracepoints_) tracepoints_->set_kernel_symbols(KernelSymbolsOf(resolver));
+}
 
 void ScriptWriter::Finish() {
   if (out_->size()) write_(out_->view());
@@ -402,6 +421,15 @@ void ScriptWriter::OnSample(const ResolvedSample& s) {
     *p++ = ' ';
   }
   if (f & kFieldEvent) p = PutStr(PutStrRight(p, ev.name, name_width_), ": ");
+  // event_format__fprintf: the payload right after the event name (no separator of its
+  // own: what follows starts with ' ' or '\n').
+  if ((f & kFieldTrace) && tracepoints_ && !s.raw.empty()) {
+    out->Commit(p);
+    scratch_.clear();
+    tracepoints_->Format(ev.attr.config, s.cpu, s.raw, &scratch_);
+    out->Append(scratch_);
+    p = out->Reserve(160 + (chain ? 0 : SymbolBound(al) + DsoNameBound(al.dso)));
+  }
 
   if (f & kFieldIp) {
     if (chain) {

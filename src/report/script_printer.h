@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "export/folded.h"
+#include "report/tracepoint_formatter.h"
 #include "perfdata/perf_file.h"
 #include "session/session.h"
 
@@ -42,6 +43,7 @@ enum ScriptField : uint32_t {
   kFieldSrcline = 1u << 11,  // each callchain frame's source line, on a line of its own
   kFieldBrstack = 1u << 28,     // the branch stack: from/to addresses and flags
   kFieldBrstackSym = 1u << 29,  // the same with symbols (brstack wins when both are asked)
+  kFieldTrace = 1u << 12,    // a tracepoint's payload (report/tracepoint_formatter.h)
 };
 
 // A parsed -F argument: either a set (`comm,tid`), or changes to the defaults
@@ -56,7 +58,9 @@ struct ScriptFieldSpec {
 // Parses perf's -F syntax ("[type:]field,..."; "+f"/"-f" change the defaults).
 Result<ScriptFieldSpec> ParseScriptFields(std::string_view arg);
 
-// The fields printed for `evsel`, following evsel__check_attr: a default field whose
+// The fields printed for `evsel`, following evsel__check_attr: the defaults are perf's
+// for the evsel's type (a tracepoint: comm, tid, cpu, time, event, trace; and ip, sym,
+// symoff, dso when it has callchains); `trace` applies to tracepoints only. A default field whose
 // sample_type bit is missing is dropped; an explicitly requested one is an error
 // (perf's message).
 Result<uint32_t> ResolveScriptFields(const ScriptFieldSpec& spec, const Evsel& evsel);
@@ -100,6 +104,8 @@ class ScriptWriter : public SampleConsumer {
   }
   // Where the text goes (set before the session runs).
   void set_write(WriteFn write) { write_ = std::move(write); }
+  // Names kernel addresses in tracepoint payloads (%pS), on the resolving thread.
+  void set_kernel_resolver(Resolver* resolver);
   // Where -F srcline looks lines up (the session's; set before it runs).
   void set_symbolizer(Symbolizer* symbolizer) { symbolizer_ = symbolizer; }
   ~ScriptWriter() override;
@@ -128,6 +134,7 @@ class ScriptWriter : public SampleConsumer {
   const PerfFile& file_;
   bool ns_ = false, reltime_ = false, deltatime_ = false;
   uint64_t initial_time_ = 0, previous_time_ = 0;
+  std::unique_ptr<TracepointFormatter> tracepoints_;  // with the file's tracing data
   std::vector<uint32_t> fields_;   // per evsel
   std::vector<bool> chains_;       // per evsel
   size_t name_width_ = 0;
@@ -183,6 +190,7 @@ class Script {
 
   std::unique_ptr<Session> session_;
   std::unique_ptr<ScriptWriter> writer_;
+  std::unique_ptr<Resolver> kernel_resolver_;  // the writer's tracepoint %pS arguments
   std::unique_ptr<FoldedConsumer> folded_;  // -F folded (always set, empty otherwise)
 };
 

@@ -268,6 +268,13 @@ void PrintCycles(const HistEntry& e, std::string* out) {
   else fmt::format_to(std::back_inserter(*out), "{}", e.cycles);
 }
 void JsonCycles(const HistEntry& e, nlohmann::json* row) { (*row)["cycles"] = e.cycles; }
+// trace (report/trace_texts.h): one row per payload text, ordered by it (perf's
+// sort__trace_cmp compares he->trace_output).
+void IdTrace(const HistEntry& e, CommIds*, uint64_t* w) { w[0] = e.trace ? e.trace_id : kNoId; }
+std::string_view TraceText(const HistEntry& e) { return e.trace ? std::string_view(*e.trace) : std::string_view(); }
+int OrderTrace(const HistEntry& a, const HistEntry& b) { return Cmp(TraceText(a), TraceText(b)); }
+void PrintTrace(const HistEntry& e, std::string* out) { out->append(TraceText(e)); }
+void JsonTrace(const HistEntry& e, nlohmann::json* row) { (*row)["trace"] = std::string(TraceText(e)); }
 
 constexpr SortKey kSortKeys[] = {
     {.name = "comm", .header = "Command", .id = IdComm, .collapse = CollapseComm, .order = OrderComm,
@@ -298,6 +305,8 @@ constexpr SortKey kSortKeys[] = {
      .order = OrderMispredict, .print = PrintMispredict, .json = JsonMispredict},
     {.name = "cycles", .header = "Basic Block Cycles", .id = IdCycles, .collapse = CollapseCycles,
      .order = OrderCycles, .print = PrintCycles, .json = JsonCycles},
+    {.name = "trace", .header = "Trace output", .id = IdTrace, .collapse = OrderTrace, .order = OrderTrace,
+     .print = PrintTrace, .json = JsonTrace, .pad_last = false},
 };
 
 }  // namespace
@@ -336,8 +345,8 @@ Result<std::vector<const SortKey*>> ParseSortKeys(std::string_view list) {
     if (name.empty()) continue;
     const SortKey* k = FindSortKey(name);
     if (!k)
-      return Err("unknown sort key '{}' (known: comm, pid, tid, dso, sym, symbol, cpu, srcline, srcfile, parent; branch "
-                 "mode: dso_from, dso_to, symbol_from, symbol_to, mispredict, cycles)",
+      return Err("unknown sort key '{}' (known: comm, pid, tid, dso, sym, symbol, cpu, srcline, srcfile, trace, parent; "
+                 "branch mode: dso_from, dso_to, symbol_from, symbol_to, mispredict, cycles)",
                  name);
     bool dup = false;
     for (auto* have : keys) dup |= have == k;

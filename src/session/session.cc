@@ -147,10 +147,14 @@ struct Session::SampleBatch {
   std::vector<ResolvedSample> samples;
   std::vector<std::pair<uint32_t, uint32_t>> chains;
   std::vector<CallchainFrame> frames;
+  std::vector<std::pair<uint32_t, uint32_t>> raws;  // per sample: [begin, end) in raw_bytes
+  std::vector<uint8_t> raw_bytes;
   void clear() {
     samples.clear();
     chains.clear();
     frames.clear();
+    raws.clear();
+    raw_bytes.clear();
   }
 };
 
@@ -174,10 +178,11 @@ std::unique_ptr<Session> Session::Open(PerfFile* file, SessionOptions options) {
   s->symbolizer_ = std::make_unique<Symbolizer>(s->options_.symbolize, s->machine_.get());
   s->resolver_ = std::make_unique<Resolver>(s->machine_.get(), s->symbolizer_.get());
   if (file->SamplesKernel()) s->symbolizer_->PrefetchKernelSymbols();  // read beside the records
-  bool chains = false;
+  bool chains = false, raw = false;
   for (size_t i = 0; i < file->evsels().size(); ++i) {
     const SampleNeeds& needs = s->NeedsFor(static_cast<uint32_t>(i));
     chains |= needs.callchain || needs.branch_stack;
+    raw |= needs.raw;
     s->on_demand_ |= (needs.callchain && needs.callchain_on_demand) || needs.branch_stack;
   }
   // perf_env__arch: without HEADER_ARCH (a recording killed before its features were
@@ -202,7 +207,7 @@ std::unique_ptr<Session> Session::Open(PerfFile* file, SessionOptions options) {
   // summed samples keep neither time nor (always) cpu: the --time/-C filters need each.
   bool sample_read = false;
   for (const Evsel& ev : file->evsels()) sample_read |= (ev.attr.sample_type & kSampleRead) != 0;
-  s->coalesce_ = o.coalesce && !chains && !sample_read && file->evsels().size() <= UINT16_MAX && !o.filter.drops_any();
+  s->coalesce_ = o.coalesce && !chains && !sample_read && !raw && file->evsels().size() <= UINT16_MAX && !o.filter.drops_any();
   s->defer_kernel_symbols_ = o.defer_kernel_symbols && !chains && o.filter.symbols.empty();
   return s;
 }
@@ -743,6 +748,7 @@ void Session::ProcessDecoded(const Sample& s, const Evsel& sample_evsel, uint64_
     return;
   }
   rs.filtered = filtered;
+  if (needs.raw && s.raw_data) rs.raw = {s.raw_data, s.raw_size};
   chain_frames_.clear();
   if (!filtered && needs.callchain && needs.callchain_on_demand) {
     rs.has_callchain = true;
@@ -780,6 +786,9 @@ void Session::Deliver(ResolvedSample& s) {
   b.frames.insert(b.frames.end(), chain_frames_.begin(), chain_frames_.end());
   b.samples.push_back(s);
   b.chains.emplace_back(begin, static_cast<uint32_t>(b.frames.size()));
+  const auto raw_begin = static_cast<uint32_t>(b.raw_bytes.size());
+  b.raw_bytes.insert(b.raw_bytes.end(), s.raw.begin(), s.raw.end());  // the record's bytes may be freed
+  b.raws.emplace_back(raw_begin, static_cast<uint32_t>(b.raw_bytes.size()));
   if (b.samples.size() >= Pipeline<SampleBatch>::kBatchItems || b.frames.size() >= Pipeline<SampleBatch>::kBatchFrames)
     ShipBatch();
 }
@@ -795,6 +804,7 @@ void Session::DeliverBatch(SampleBatch& b) {
   for (size_t i = 0; i < b.samples.size(); ++i) {
     ResolvedSample& s = b.samples[i];
     s.callchain = frames.subspan(b.chains[i].first, b.chains[i].second - b.chains[i].first);
+    s.raw = std::span<const uint8_t>(b.raw_bytes).subspan(b.raws[i].first, b.raws[i].second - b.raws[i].first);
     for (SampleConsumer* c : consumers_) c->OnSample(s);
   }
 }

@@ -78,6 +78,9 @@ struct ResolvedSample {
   // during OnSample; Sample::branch/branch_flags decode them) and frame_source set.
   const Sample* branch_sample = nullptr;
   class FrameSource* frame_source = nullptr;
+  // PERF_SAMPLE_RAW's bytes with SampleNeeds::raw (empty otherwise); valid during
+  // OnSample only.
+  std::span<const uint8_t> raw;
 };
 
 // Resolution on demand, for consumers called on the resolving thread (the source is
@@ -208,6 +211,9 @@ struct SampleNeeds {
   // (ResolvedSample::branch_*; consumers then run on the resolving thread, samples are
   // not coalesced; not for filtered samples).
   bool branch_stack = false;
+  // The PERF_SAMPLE_RAW bytes in ResolvedSample::raw (tracepoint payloads). Samples are
+  // then not coalesced.
+  bool raw = false;
 };
 
 struct SessionCounters : SampleCounts {

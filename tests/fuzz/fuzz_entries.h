@@ -37,6 +37,8 @@
 #include "report/script_printer.h"
 #include "report/json_printer.h"
 #include "report/stdio_printer.h"
+#include "report/tracepoint_formatter.h"
+#include "perfdata/tracing_data.h"
 #include "symbolize/dwarf_index.h"
 #include "symbolize/jitdump.h"
 #include "symbolize/kallsyms.h"
@@ -381,6 +383,55 @@ inline int FuzzFeature(const uint8_t* data, size_t size) {
   Status s = ParseFeature(data[0], payload, ld, &env);
   Sink(s.ok() + env.build_ids.size() + env.event_desc.size() + env.cmdline.size());
   return 0;  // ParseFeature's result has no cross-check of its own; sanitizers only
+}
+
+// Byte 0 even: the rest is a tracing-data container (perfdata/tracing_data.h); what
+// parses holds no more text than the input had. Odd: the rest is the payload of a
+// fixed event with a __data_loc string, formatted through libtraceevent after
+// TracepointFormatter's size checks (hostile format files are not fed to libtraceevent
+// here: that would fuzz libtraceevent's parser, not perflens).
+inline int FuzzTracingData(const uint8_t* data, size_t size) {
+  if (size < 1) return 0;
+  const std::span<const uint8_t> rest(data + 1, size - 1);
+  Invariants inv;
+  if ((data[0] & 1) == 0) {
+    auto td = ParseTracingData(rest, 0x40);
+    if (!td.ok()) {
+      inv.Expect(td.error().message.rfind("tracing data at 0x", 0) == 0, "error names no offset: {}",
+                 td.error().message);
+      return inv.Finish();
+    }
+    size_t text = td->header_page.size() + td->header_event.size() + td->kallsyms.size() +
+                  td->printk_formats.size() + td->saved_cmdlines.size() + td->version.size();
+    for (const auto* list : {&td->ftrace_formats, &td->event_formats})
+      for (const TracingEventFormat& f : *list) text += f.text.size() + f.system.size();
+    inv.Expect(td->size <= rest.size(), "container size {} past the input's {}", td->size, rest.size());
+    inv.Expect(text <= rest.size(), "{} bytes of text from {} bytes of input", text, rest.size());
+    for (const TracingEventFormat& f : td->event_formats)
+      if (f.id) Sink(td->EventName(*f.id).size());
+    return inv.Finish();
+  }
+  static TracepointFormatter* formatter = [] {
+    TracingData td;
+    td.version = "0.6";
+    TracingEventFormat f;
+    f.system = "demo";
+    f.text =
+        "name: demo\nID: 7\nformat:\n"
+        "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+        "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+        "\tfield:int value;\toffset:8;\tsize:4;\tsigned:1;\n"
+        "\tfield:__data_loc char[] label;\toffset:12;\tsize:4;\tsigned:0;\n\n"
+        "print fmt: \"value=%d label=%s\", REC->value, __get_str(label)\n";
+    td.event_formats.push_back(f);
+    return new TracepointFormatter(td);
+  }();
+  std::string out;
+  const bool ok = formatter->Format(7, 0, rest, &out);
+  inv.Expect(ok || out.empty(), "a refused payload printed {:?}", out);
+  inv.Expect(!ok || rest.size() >= 16, "a {}-byte payload was formatted", rest.size());
+  Sink(out.size());
+  return inv.Finish();
 }
 
 inline int FuzzPerfMap(const uint8_t* data, size_t size) {

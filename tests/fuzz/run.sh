@@ -13,7 +13,7 @@ shift $(( $# > 2 ? 2 : $# ))
 TARGETS=("$@")
 # Keep in step with tests/fuzz/CMakeLists.txt and tests/hardening/fuzz_regression_test.cc.
 [ ${#TARGETS[@]} -gt 0 ] ||
-  TARGETS=(reader decompress sample feature perf_map kallsyms report json call_graph script dump header dwarf jitdump)
+  TARGETS=(reader decompress sample feature perf_map kallsyms report json call_graph script dump header dwarf jitdump tracing_data)
 
 # The read-only seed dirs of a target: the outputs' targets read perf.data files, the
 # report seeds; decompress has its bombs and the reader seeds.

@@ -29,6 +29,7 @@ const std::map<std::string, Entry>& Entries() {
       {"call_graph", fuzz::FuzzCallGraph},  {"script", fuzz::FuzzScript},
       {"dump", fuzz::FuzzDump},             {"header", fuzz::FuzzHeader},
       {"dwarf", fuzz::FuzzDwarf},           {"jitdump", fuzz::FuzzJitdump},
+      {"tracing_data", fuzz::FuzzTracingData},
   };
   return m;
 }

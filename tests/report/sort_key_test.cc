@@ -45,8 +45,8 @@ TEST(SortKeyTest, ParseErrorsNameTheKey) {
   auto bad = ParseSortKeys("comm,bogus,dso");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().message,
-            "unknown sort key 'bogus' (known: comm, pid, tid, dso, sym, symbol, cpu, srcline, srcfile, parent; branch "
-            "mode: dso_from, dso_to, symbol_from, symbol_to, mispredict, cycles)");
+            "unknown sort key 'bogus' (known: comm, pid, tid, dso, sym, symbol, cpu, srcline, srcfile, trace, parent; "
+            "branch mode: dso_from, dso_to, symbol_from, symbol_to, mispredict, cycles)");
   auto empty = ParseSortKeys(" , ");
   ASSERT_FALSE(empty.ok());
   EXPECT_EQ(empty.error().message, "no sort keys given");
