@@ -24,13 +24,14 @@ TEST(DemangleRustTest, LegacyDropsTheHashAndDecodesEscapes) {
   EXPECT_EQ(DemangleLikePerf("_ZN75_$LT$$RF$$u27$a$u20$mut$u20$I$u20$as$u20$core..iter..iterator..Iterator$GT$"
                              "4next17ha050492063e0fd20E"),
             "<&'a mut I as core::iter::iterator::Iterator>::next");
-  // From the fixture's binary (rustc 1.95, legacy mangling): $u7b$, $u3b$.
-  EXPECT_EQ(DemangleLikePerf("_ZN3std2rt10lang_start28_$u7b$$u7b$closure$u7d$$u7d$17h612b7d111904d179E"),
+  // From the fixture's legacy binary (rustc 1.95): $u7b$, $u3b$.
+  EXPECT_EQ(DemangleLikePerf("_ZN3std2rt10lang_start28_$u7b$$u7b$closure$u7d$$u7d$17h5bf0117bcf949c2fE"),
             "std::rt::lang_start::{{closure}}");
-  EXPECT_EQ(DemangleLikePerf("_ZN55_$LT$$u5b$u8$u3b$$u20$4$u5d$$u20$as$u20$prog..Shape$GT$4area17h650399fdd5893f5bE"),
-            "<[u8; 4] as prog::Shape>::area");
+  EXPECT_EQ(DemangleLikePerf("_ZN62_$LT$$u5b$u8$u3b$$u20$4$u5d$$u20$as$u20$rust_shapes..Shape$GT$"
+                             "4area17hf219f776387919dfE"),
+            "<[u8; 4] as rust_shapes::Shape>::area");
   // An LLVM suffix after the E is ignored.
-  EXPECT_EQ(DemangleLikePerf("_ZN4prog4spin17h1a25dcd4f893588bE.llvm.12345"), "prog::spin");
+  EXPECT_EQ(DemangleLikePerf("_ZN11rust_shapes4spin17h247009b7f130d5b5E.llvm.12345"), "rust_shapes::spin");
 }
 
 TEST(DemangleRustTest, LegacyHashMustBeSixteenHexDigits) {
@@ -67,10 +68,11 @@ TEST(DemangleRustTest, V0) {
   // A "." suffix is ignored.
   EXPECT_EQ(DemangleLikePerf("_RNvC9backtrace3foo.llvm.A5310EB9"), "backtrace::foo");
   // From the fixture's v0 binary.
-  EXPECT_EQ(DemangleLikePerf("_RNvXs0_Cs56HGsqMBDvY_4progAhj4_NtB5_5Shape4area"), "<[u8; 4] as prog::Shape>::area");
-  EXPECT_EQ(DemangleLikePerf("_RINvNtNtCs56HGsqMBDvY_4prog5inner6deeper5applyNCNvB6_4mains_0EB6_"),
-            "prog::inner::deeper::apply::<prog::main::{closure#1}>");
-  EXPECT_EQ(DemangleLikePerf("_RNCINvNtCsjrHSEGnQ3l9_3std2rt10lang_startuE0Cs56HGsqMBDvY_4prog"),
+  EXPECT_EQ(DemangleLikePerf("_RNvXs0_CshXDOm5BryCA_11rust_shapesAhj4_NtB5_5Shape4area"),
+            "<[u8; 4] as rust_shapes::Shape>::area");
+  EXPECT_EQ(DemangleLikePerf("_RINvNtNtCshXDOm5BryCA_11rust_shapes5inner6deeper5applyNCNvB6_4mains_0EB6_"),
+            "rust_shapes::inner::deeper::apply::<rust_shapes::main::{closure#1}>");
+  EXPECT_EQ(DemangleLikePerf("_RNCINvNtCsjrHSEGnQ3l9_3std2rt10lang_startuE0CshXDOm5BryCA_11rust_shapes"),
             "std::rt::lang_start::<()>::{closure#0}");
 }
 
