@@ -39,7 +39,7 @@ int RunScript(ScriptArgs& a) {
   auto file = OpenInput(a.input, *a.reader);
   if (!file) {
     PrintError(file.error().message);
-    return 1;
+    return kExitInputError;
   }
   auto script = Script::Create(file->get(), o);
   if (!script) {
