@@ -76,6 +76,23 @@ TEST(CliTest, AnUnopenableInputExits255AsPerf) {
   }
 }
 
+// A directory is read only as a `perf record --threads` recording: its `data` file must
+// have HEADER_DIR_FORMAT (fixtures/rust/threads.data is one; rust_fixture_test reads it).
+TEST(CliTest, ADirectoryThatIsNotAThreadsRecordingIsRefused) {
+  char tmpl[] = "/tmp/perflens-cli-dir-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  CommandResult r = Perflens("report -i " + ShellQuote(dir));
+  EXPECT_EQ(r.exit_code, 255);
+  EXPECT_NE(r.err.find("a directory, but not a perf record --threads one"), std::string::npos) << r.err;
+  RunShell("cp " + ShellQuote(ScenarioSourceDir() + "/fixtures/rust/legacy.data") + " " + ShellQuote(dir + "/data"),
+           "/tmp");
+  r = Perflens("report -i " + ShellQuote(dir));
+  EXPECT_EQ(r.exit_code, 255);
+  EXPECT_NE(r.err.find("no HEADER_DIR_FORMAT feature"), std::string::npos) << r.err;
+  RunShell("rm -rf " + ShellQuote(dir), "/tmp");
+}
+
 // The pager, run under a pseudo-terminal (util-linux `script`). The pager is a shell
 // script that logs that it ran, with $LESS, and keeps what it was given.
 class PagerTest : public ::testing::Test {

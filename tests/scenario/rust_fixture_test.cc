@@ -3,7 +3,9 @@
 // demangles both; perflens's `script` and `report --no-children` equal its stored
 // output, and the names are the Rust ones (no hash, no $LT$ escapes, v0's generic
 // arguments). HOME is an empty temp dir and --symfs an empty dir: only the fixture's
-// cache is read.
+// cache is read. threads.data is the legacy program recorded with `perf record
+// --threads`: a directory (a `data` header file and data.0, data.1), read as one
+// recording, equal to perf's output on it.
 #include <sys/stat.h>
 
 #include <cstdio>
@@ -108,7 +110,8 @@ TEST_P(RustFixture, NoDemangleKeepsTheMangledNames) {
             std::string::npos);
 }
 
-INSTANTIATE_TEST_SUITE_P(Manglings, RustFixture, ::testing::Values("legacy", "v0"));
+// "threads": the legacy program recorded with `perf record --threads`, a directory.
+INSTANTIATE_TEST_SUITE_P(Manglings, RustFixture, ::testing::Values("legacy", "v0", "threads"));
 
 }  // namespace
 }  // namespace perflens::scenario
