@@ -91,6 +91,13 @@ const PerfOption* FindPerfOption(std::string_view command, std::string_view arg)
   return nullptr;
 }
 
+std::vector<std::string_view> PerfLongNamesWithPrefix(std::string_view command, std::string_view prefix) {
+  std::vector<std::string_view> names;
+  for (const PerfOption& o : PerfCommandOptions(command))
+    if (!prefix.empty() && StartsWith(o.long_name, prefix)) names.push_back(o.long_name);
+  return names;
+}
+
 std::string PerfOptionSpelling(const PerfOption& option) {
   if (option.short_name == 0) return "--" + std::string(option.long_name);
   std::string s = std::string("-") + option.short_name;

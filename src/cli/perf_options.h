@@ -6,6 +6,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace perflens {
 
@@ -24,6 +25,10 @@ std::span<const PerfOption> PerfCommandOptions(std::string_view command);
 // option), or an unambiguous prefix of a long name ("--thre"). nullptr when perf does not
 // know it.
 const PerfOption* FindPerfOption(std::string_view command, std::string_view arg);
+
+// The long names of `command` that start with `prefix` (for perf's "Ambiguous option"
+// message when there are several).
+std::vector<std::string_view> PerfLongNamesWithPrefix(std::string_view command, std::string_view prefix);
 
 // How an option is written in messages: "--tui", "-T (--threads)", "-x".
 std::string PerfOptionSpelling(const PerfOption& option);

@@ -84,7 +84,13 @@ int ReportExtra(const CLI::App& app, int argc, char** argv) {
                  static_cast<int>(perf_command.size()), perf_command.data(), spelling.c_str());
     return kExitUsage;
   }
-  if (StartsWith(typed, "--"))
+  const std::vector<std::string_view> candidates =
+      StartsWith(typed, "--") ? PerfLongNamesWithPrefix(perf_command, typed.substr(2)) : std::vector<std::string_view>{};
+  if (candidates.size() >= 2)  // perf 6.1: " Error: Ambiguous option: std (could be --stdio or --stdio-color)"
+    std::fprintf(stderr, "  Error: Ambiguous option: %s (could be --%.*s or --%.*s)\n", typed.c_str() + 2,
+                 static_cast<int>(candidates[0].size()), candidates[0].data(), static_cast<int>(candidates[1].size()),
+                 candidates[1].data());
+  else if (StartsWith(typed, "--"))
     std::fprintf(stderr, "  Error: unknown option `%s'\n", typed.c_str() + 2);
   else
     std::fprintf(stderr, "  Error: unknown switch `%c'\n", typed.size() > 1 ? typed[1] : '-');

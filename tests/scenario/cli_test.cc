@@ -58,6 +58,9 @@ TEST(CliTest, OptionsPerfDoesNotKnowGetPerfsError) {
   r = Perflens("script -Q");
   EXPECT_EQ(r.exit_code, 129);
   EXPECT_EQ(r.err.rfind("  Error: unknown switch `Q'\n\n Usage: perflens script [<options>]\n", 0), 0u) << r.err;
+  r = Perflens("report --std");  // perf: " Error: Ambiguous option: std (could be --stdio or --stdio-color)"
+  EXPECT_EQ(r.exit_code, 129);
+  EXPECT_EQ(r.err.rfind("  Error: Ambiguous option: std (could be --stdio or --stdio-color)\n", 0), 0u) << r.err;
   r = Perflens("--bogus report");
   EXPECT_EQ(r.exit_code, 129);
   EXPECT_EQ(r.err.rfind("Unknown option: --bogus\n", 0), 0u) << r.err;
