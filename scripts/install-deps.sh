@@ -15,6 +15,7 @@ PACKAGES=(
   libzstd-dev zstd                  # PERF_RECORD_COMPRESSED; zstd-compressed debug sections
   libdeflate-dev                    # zlib-compressed debug sections, ~3x zlib's inflate
   libcapstone-dev                   # annotate's disassembler (x86_64, aarch64)
+  libiberty-dev                     # Rust demangling (libiberty's rust_demangle, as perf 6.1)
   libdebuginfod-dev debuginfod      # fetching files by build-id; the debuginfod tests' server
   libtraceevent-dev                 # tracepoint payloads (perf script's trace field, --sort trace)
   libfmt-dev libcli11-dev nlohmann-json3-dev

@@ -30,7 +30,7 @@ int RunAnnotate(AnnotateArgs& a) {
   auto file = OpenInput(a.input, *a.reader);
   if (!file) {
     PrintError(file.error().message);
-    return 1;
+    return kExitInputError;
   }
   auto annotate = Annotate::Create(file->get(), o);
   if (!annotate) {

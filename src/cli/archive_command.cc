@@ -35,7 +35,7 @@ int RunArchive(ArchiveArgs& a) {
   auto file = OpenInput(a.input, *a.reader);
   if (!file) {
     PrintError(file.error().message);
-    return 1;
+    return kExitInputError;
   }
   auto archive = Archive::Create(file->get(), a.options);
   if (!archive) {

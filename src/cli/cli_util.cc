@@ -1,5 +1,7 @@
 #include "cli/cli_util.h"
 
+#include "cli/pager.h"
+
 #include <signal.h>
 #include <unistd.h>
 
@@ -50,6 +52,7 @@ bool ParseIds(const std::vector<std::string>& in, std::vector<uint32_t>* out) {
 Result<std::unique_ptr<PerfFile>> OpenInput(const std::string& path, const ReaderOptions& options) {
   auto file = PerfFile::Open(path, options);
   if (!file) return file.error();
+  StartPagerIfWanted();  // as perf: once the input opened, before the warnings
   for (const auto& w : (*file)->env().warnings) PrintWarning(w);
   return file;
 }

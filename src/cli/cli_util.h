@@ -37,7 +37,12 @@ inline void PrintWarning(std::string_view message) {
   fmt::print(stderr, "perflens: warning: {}\n", EscapeControl(message));
 }
 
-// Opens the input for a subcommand and prints its header warnings.
+// perf's exit status when the input cannot be opened or read as a perf.data file
+// (missing, unreadable, not owned, bad magic, empty): cmd_report's -1.
+inline constexpr int kExitInputError = 255;
+
+// Opens the input for a subcommand and prints its header warnings; starts the pager
+// (StartPagerIfWanted) once it opened.
 Result<std::unique_ptr<PerfFile>> OpenInput(const std::string& path, const ReaderOptions& options);
 
 // The end-of-read diagnostics every command prints: where reading stopped, malformed

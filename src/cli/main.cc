@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,8 @@
 
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "cli/pager.h"
+#include "cli/perf_usage.h"
 #include "perfdata/perf_file.h"
 #include "report/dump_printer.h"
 #include "report/header_printer.h"
@@ -35,6 +38,10 @@ void FlushOut(std::string* s) {
 int Fail(const Error& e) {
   PrintError(e.message);
   return 1;
+}
+int FailInput(const Error& e) {
+  PrintError(e.message);
+  return kExitInputError;
 }
 
 struct ReportArgs {
@@ -79,7 +86,7 @@ int RunReport(ReportArgs& a, const ReaderOptions& reader) {
   if (!ParseIds(a.pids, &o.pids)) return Fail(Error{"--pid takes comma-separated process ids"});
   if (!ParseIds(a.tids, &o.tids)) return Fail(Error{"--tid takes comma-separated thread ids"});
   auto file = OpenInput(a.input, reader);
-  if (!file) return Fail(file.error());
+  if (!file) return FailInput(file.error());
   if (a.header_only) {
     HeaderFormatOptions ho;
     ho.full = a.show_info;
@@ -214,32 +221,19 @@ int main(int argc, char** argv) {
   CommandRunner run_annotate = RegisterAnnotateCommand(&app, &reader);
   CommandRunner run_archive = RegisterArchiveCommand(&app, &reader);
 
-  // perf's other commands by name, and typos, before CLI11 (which says only "A
-  // subcommand is required"): perf's own wording and exit status 1.
-  if (argc > 1 && argv[1][0] != '-') {
-    const std::string_view cmd = argv[1];
-    bool known = false;
-    std::string commands;  // the registered ones, in registration order
-    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
-      known |= sub->check_name(argv[1]);
-      commands += (commands.empty() ? "" : ", ") + sub->get_name();
-    }
-    if (!known) {
-      static constexpr std::string_view kPerfCommands[] = {
-          "bench", "buildid-cache", "c2c", "config", "daemon", "data", "diff",
-          "evlist", "ftrace", "inject", "iostat", "kallsyms", "kmem", "kvm", "kwork", "list", "lock",
-          "mem", "probe", "record", "sched", "stat", "test", "timechart", "top", "trace", "version"};
-      const bool perf_command = std::find(std::begin(kPerfCommands), std::end(kPerfCommands), cmd) != std::end(kPerfCommands);
-      if (perf_command)
-        std::fprintf(stderr, "perflens: perf's '%s' is not supported by perflens (it has: %s)\n", argv[1],
-                     commands.c_str());
-      else
-        std::fprintf(stderr, "perflens: '%s' is not a perflens command (%s; see 'perflens --help')\n", argv[1],
-                     commands.c_str());
-      return 1;
-    }
-  }
-  CLI11_PARSE(app, argc, argv);
+  // Every subcommand takes --no-pager; perf's -P/--no-pager and -p/--paginate go before it.
+  PagerChoice pager;
+  AddPagerFlags(&app, &pager);
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) AddNoPagerFlag(sub, &pager);
+  if (std::optional<int> status = ParseCommandLine(&app, argc, argv)) return *status;
+  // perf pages report (and its --header-only, -D, --stats) unless it reads a pipe,
+  // script, annotate and buildid-list; perf archive is a shell script.
+  WantPager(*report ? ra.input != "-"
+            : *header ? header_input != "-"
+            : *dump ? dump_input != "-"
+            : *stats ? stats_input != "-"
+            : !app.got_subcommand("archive"),
+            pager);
   ra.options.sort_given = report->count("--sort") > 0;
   if (app.got_subcommand("script")) return run_script();
   if (app.got_subcommand("annotate")) return run_annotate();
@@ -250,7 +244,7 @@ int main(int argc, char** argv) {
   }
   if (*header) {
     auto file = OpenInput(header_input, reader);
-    if (!file) return Fail(file.error());
+    if (!file) return FailInput(file.error());
     HeaderFormatOptions ho;
     ho.full = header_full;
     WriteOut(FormatHeader(**file, ho));
@@ -258,7 +252,7 @@ int main(int argc, char** argv) {
   }
   if (*dump) {
     auto file = OpenInput(dump_input, reader);
-    if (!file) return Fail(file.error());
+    if (!file) return FailInput(file.error());
     std::string out;
     Status st = DumpRecords(**file, &out, FlushOut);
     WriteOut(out);
@@ -266,7 +260,7 @@ int main(int argc, char** argv) {
   }
   if (*stats) {
     auto file = OpenInput(stats_input, reader);
-    if (!file) return Fail(file.error());
+    if (!file) return FailInput(file.error());
     std::string out;
     Status st = PrintStats(**file, &out);
     WriteOut(out);
@@ -274,7 +268,7 @@ int main(int argc, char** argv) {
   }
   if (*bidlist) {
     auto file = OpenInput(bid_input, reader);
-    if (!file) return Fail(file.error());
+    if (!file) return FailInput(file.error());
     if ((*file)->streaming()) {
       // A stream's HEADER_BUILD_ID records come at its end.
       ReadStats rs;

@@ -47,7 +47,7 @@ int RunScript(ScriptArgs& a) {
   auto file = OpenInput(a.input, *a.reader);
   if (!file) {
     PrintError(file.error().message);
-    return 1;
+    return kExitInputError;
   }
   if (a.header || a.header_only) Write(FormatHeader(**file));
   if (a.header_only) return 0;

@@ -1,5 +1,6 @@
 #include "perfdata/perf_file.h"
 
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -33,13 +34,59 @@ Result<std::unique_ptr<PerfFile>> PerfFile::Open(const std::string& path, const 
     }
     return FromStream(STDIN_FILENO, "<stdin>", options);
   }
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return OpenDirectory(path, options);
+  auto bytes = OpenOwned(path, options);
+  if (!bytes) return bytes.error();
+  return FromBytes(std::move(*bytes), options);
+}
+
+Result<MappedFile> PerfFile::OpenOwned(const std::string& path, const ReaderOptions& options) {
   auto bytes = MappedFile::Open(path);
   if (!bytes) return bytes.error();
   // perf's open_file_read: only files of the current user or root, unless forced.
   if (!options.force && bytes->owner_uid() != 0 && bytes->owner_uid() != static_cast<int64_t>(geteuid()))
     return Err("{}: not owned by the current user or root (owner uid {}); use -f/--force to read it anyway", path,
                bytes->owner_uid());
-  return FromBytes(std::move(*bytes), options);
+  return bytes;
+}
+
+Result<std::unique_ptr<PerfFile>> PerfFile::OpenDirectory(const std::string& dir, const ReaderOptions& options) {
+  auto header = OpenOwned(dir + "/data", options);
+  if (!header) return Err("{}: a directory, but not a perf record --threads one: {}", dir, header.error().message);
+  auto f = FromBytes(std::move(*header), options);
+  if (!f) return f.error();
+  if (!(*f)->env().dir_format_version)
+    return Err("{}/data: no HEADER_DIR_FORMAT feature: {} is not a perf record --threads directory", dir, dir);
+  // data.N, N decimal, in N order (perf takes every "data.*" entry).
+  std::vector<std::pair<uint64_t, std::string>> names;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (const dirent* e = readdir(d)) {
+      std::string_view name = e->d_name;
+      if (name.size() <= 5 || name.substr(0, 5) != "data." || name.size() > 5 + 9) continue;
+      uint64_t n = 0;
+      bool digits = true;
+      for (char c : name.substr(5)) {
+        digits &= c >= '0' && c <= '9';
+        n = n * 10 + static_cast<uint64_t>(c - '0');
+      }
+      if (digits) names.emplace_back(n, std::string(name));
+    }
+    closedir(d);
+  } else {
+    return Err("{}: {}", dir, strerror(errno));
+  }
+  std::sort(names.begin(), names.end());
+  (*f)->directory_ = true;
+  for (const auto& [n, name] : names) {
+    struct stat st;
+    const std::string path = dir + "/" + name;
+    if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) continue;  // perf skips empty ones
+    auto bytes = OpenOwned(path, options);
+    if (!bytes) return bytes.error();
+    (*f)->dir_files_.push_back(std::move(*bytes));
+  }
+  return f;
 }
 
 namespace {
@@ -184,7 +231,7 @@ Status PerfFile::ReadRecords(const RecordCallback& cb, ReadStats* stats) {
     if (r.type >= 64) {
       if (r.type == kRecordFinishedRound) {
         deliver(r);
-        if (ordered) ordering.FinishedRound();
+        if (ordered && !directory_) ordering.FinishedRound();
         return;
       }
       if (r.type == kRecordCompressed || r.type == kRecordCompressed2) {
@@ -215,6 +262,15 @@ Status PerfFile::ReadRecords(const RecordCallback& cb, ReadStats* stats) {
       dispatch(r);
     }
     if (cursor.error()) stats->stopped = cursor.error();
+    for (const MappedFile& part : dir_files_) {
+      if (stats->stopped) break;
+      RecordCursor part_cursor(ld, part.data(), 0, part.size(), false);
+      while (part_cursor.Next(&r)) {
+        if (part_cursor.error()) stats->stopped = Error{part.name() + ": " + part_cursor.error()->message};
+        dispatch(r);
+      }
+      if (part_cursor.error()) stats->stopped = Error{part.name() + ": " + part_cursor.error()->message};
+    }
     if (ordered) ordering.FlushAll();
     return Status::Ok();
   }

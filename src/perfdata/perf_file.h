@@ -46,6 +46,11 @@ class PerfFile {
   // Opens `path` ("-" reads standard input). Errors: I/O, bad magic, bad header,
   // attrs that do not fit the file (each message names the file offset); a file not
   // owned by the effective user or root without options.force.
+  // A directory is a `perf record --threads` recording (perf's data.c): `path/data` is
+  // the header file (with HEADER_DIR_FORMAT; its data section holds the synthesized
+  // records) and `path/data.N` hold the records of each writer thread, headerless; they
+  // are read as one recording, ordered by time (ReadRecords). Errors also: a directory
+  // whose `data` lacks HEADER_DIR_FORMAT.
   static Result<std::unique_ptr<PerfFile>> Open(const std::string& path,
                                                 const ReaderOptions& options = {});
   // Parses bytes already in memory (tests, fuzzers).
@@ -62,6 +67,9 @@ class PerfFile {
                                                       const ReaderOptions& options = {});
 
   bool pipe_mode() const { return header_.pipe_mode(); }
+  // A `perf record --threads` directory (Open): the data.N files beside the header.
+  bool directory() const { return directory_; }
+  size_t directory_files() const { return dir_files_.size(); }
   // Read from a pipe as it arrives (FromStream): env() grows while ReadRecords runs.
   bool streaming() const { return stream_fd_ >= 0; }
   bool cross_endian() const { return header_.loader().swap; }
@@ -116,6 +124,10 @@ class PerfFile {
   }
 
   // Delivers every data record (user records at once, kernel records in perf's order).
+  // For a directory: the header file's records, then each data.N file's, all kernel
+  // records ordered by time across the files (FINISHED_ROUND does not flush there, as
+  // a round of one file says nothing of the others; the queue's memory cap still holds).
+  // A RecordView's perf_data_offset is then the offset in its own file.
   // Returns an error only for problems that make the whole file unreadable; a stop
   // in the middle is reported in stats->stopped after what came before was delivered.
   // A streamed file can be read once.
@@ -133,8 +145,12 @@ class PerfFile {
 
  private:
   PerfFile() = default;
+  static Result<MappedFile> OpenOwned(const std::string& path, const ReaderOptions& options);
+  static Result<std::unique_ptr<PerfFile>> OpenDirectory(const std::string& dir, const ReaderOptions& options);
 
   MappedFile file_;
+  bool directory_ = false;
+  std::vector<MappedFile> dir_files_;  // data.N, in N order, the empty ones left out
   uint64_t dropped_below_ = 0;  // DropProcessedBytes: bytes before it were given back
   ReaderOptions options_;
   PerfHeader header_;

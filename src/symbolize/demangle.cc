@@ -1,10 +1,14 @@
 #include "symbolize/demangle.h"
 
 #include <cxxabi.h>
+// libiberty-dev's header; libiberty.a has no other users here.
+#include <libiberty/demangle.h>
 
 #include <array>
 #include <cstdlib>
 #include <memory>
+#include <string>
+#include <utility>
 
 namespace perflens {
 namespace {
@@ -42,6 +46,84 @@ size_t OperatorLength(std::string_view s, size_t i) {
   }
   if (!rest.empty() && (rest[0] == '!' || rest[0] == '~' || rest[0] == '=')) return 1;
   return 0;
+}
+
+// perf 6.1's own legacy-Rust pass (util/demangle-rust.c), run on what cplus_demangle
+// returned: a C++ demangling that ends in "::h" + 16 lowercase hex digits (5 to 15 of
+// them distinct) and holds only [A-Za-z0-9_.:$] with known $…$ escapes and no "...".
+// It matters only where libiberty's Rust demangler declined and its C++ one did not
+// ("_ZN3foo3bar17h…E@@V1": C++ ignores the trailing text).
+constexpr size_t kRustHashLength = 3 + 16;  // "::h" + hex
+constexpr std::array<std::pair<std::string_view, char>, 13> kRustEscapes = {{
+    {"$C$", ','}, {"$SP$", '@'}, {"$BP$", '*'}, {"$RF$", '&'}, {"$LT$", '<'}, {"$GT$", '>'}, {"$LP$", '('},
+    {"$RP$", ')'}, {"$u20$", ' '}, {"$u27$", '\''}, {"$u5b$", '['}, {"$u5d$", ']'}, {"$u7e$", '~'},
+}};
+
+size_t RustEscapeLength(std::string_view s, char* value) {
+  for (const auto& [seq, c] : kRustEscapes) {
+    if (StartsWith(s, seq)) {
+      *value = c;
+      return seq.size();
+    }
+  }
+  return 0;
+}
+
+bool LooksLikeLegacyRust(std::string_view d) {
+  if (d.size() <= kRustHashLength) return false;
+  std::string_view hash = d.substr(d.size() - kRustHashLength);
+  if (!StartsWith(hash, "::h")) return false;
+  bool seen[16] = {};
+  for (char c : hash.substr(3)) {
+    if (c >= '0' && c <= '9') seen[c - '0'] = true;
+    else if (c >= 'a' && c <= 'f') seen[c - 'a' + 10] = true;
+    else return false;
+  }
+  int distinct = 0;
+  for (bool b : seen) distinct += b;
+  if (distinct < 5 || distinct > 15) return false;
+  std::string_view body = d.substr(0, d.size() - kRustHashLength);
+  for (size_t i = 0; i < body.size();) {
+    char c = body[i], unused;
+    if (c == '$') {
+      size_t n = RustEscapeLength(body.substr(i), &unused);
+      if (n == 0) return false;
+      i += n;
+    } else if (c == '.' && StartsWith(body.substr(i), "...")) {
+      return false;
+    } else if (IsIdentChar(c) || c == '.' || c == ':') {
+      ++i;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The legacy-Rust cleanup of a name LooksLikeLegacyRust accepted: escapes decoded, the
+// '_' that precedes an escape at a path component's start dropped, ".." → "::",
+// "." → "-", the hash dropped.
+std::string CleanLegacyRust(std::string_view d) {
+  std::string_view body = d.substr(0, d.size() - kRustHashLength);
+  std::string out;
+  for (size_t i = 0; i < body.size();) {
+    char c = body[i];
+    if (c == '$') {
+      char value = 0;
+      i += RustEscapeLength(body.substr(i), &value);
+      out += value;
+    } else if (c == '_' && (i == 0 || body[i - 1] == ':') && i + 1 < body.size() && body[i + 1] == '$') {
+      ++i;
+    } else if (c == '.') {
+      const bool pair = i + 1 < body.size() && body[i + 1] == '.';
+      out += pair ? "::" : "-";
+      i += pair ? 2 : 1;
+    } else {
+      out += c;
+      ++i;
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -112,7 +194,25 @@ std::string StripFunctionSignature(std::string_view d) {
   return std::string(name.substr(name_start));
 }
 
+bool MaybeMangled(std::string_view name) {
+  return StartsWith(name, "_Z") || StartsWith(name, "_R") || StartsWith(name, "R") || StartsWith(name, "__R");
+}
+
+std::string DemangleRust(std::string_view mangled) {
+  // libiberty's own test: legacy names are "_ZN…17h<16 hex>E" (a "." suffix such as
+  // ".llvm.123" ignored), v0 names "_R…"/"R…"/"__R…" (a "." suffix ignored).
+  if (!StartsWith(mangled, "_ZN") && !StartsWith(mangled, "_R") && !StartsWith(mangled, "R") &&
+      !StartsWith(mangled, "__R"))
+    return "";
+  const std::string in(mangled);  // NUL-terminated; an embedded NUL ends the name, as in the ELF string table
+  std::unique_ptr<char, decltype(&std::free)> out(rust_demangle(in.c_str(), DMGL_NO_OPTS), &std::free);
+  return out ? std::string(out.get()) : std::string();
+}
+
 std::string DemangleLikePerf(std::string_view mangled) {
+  // cplus_demangle's auto style: Rust first (legacy Rust names are valid C++ names too).
+  std::string rust = DemangleRust(mangled);
+  if (!rust.empty()) return rust;
   if (!StartsWith(mangled, "_Z")) return "";
   std::string_view base = mangled.substr(0, mangled.find('@'));
   std::string full = DemangleFull(base);
@@ -122,7 +222,8 @@ std::string DemangleLikePerf(std::string_view mangled) {
     full = DemangleFull(base.substr(0, dot));
     if (full.empty()) return "";
   }
-  return StripFunctionSignature(full);
+  std::string name = StripFunctionSignature(full);
+  return LooksLikeLegacyRust(name) ? CleanLegacyRust(name) : name;
 }
 
 }  // namespace perflens

@@ -231,7 +231,7 @@ Status LoadSymtab(const SymtabContext& c, const Section& symtab, SymbolTable* ta
       if (auto file_offset = c.loads.ToFileOffset(value)) value = *file_offset;
       else value = value - sec->shdr.sh_addr + sec->shdr.sh_offset;
     }
-    if (c.options.demangle && name.starts_with("_Z")) table->AddMangled(value, sym.st_size, name, bind, type);
+    if (c.options.demangle && MaybeMangled(name)) table->AddMangled(value, sym.st_size, name, bind, type);
     else table->Add(value, sym.st_size, name, bind, type);
   }
   return Status::Ok();

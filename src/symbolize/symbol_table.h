@@ -57,7 +57,7 @@ class SymbolTable {
   void Reserve(size_t symbols, size_t name_bytes);
   // Adds a symbol; `size` may be 0. The name is copied into the arena.
   void Add(uint64_t start, uint64_t size, std::string_view name, uint8_t binding = 1, uint8_t type = 2);
-  // Adds a symbol whose name is a mangled C++ name ("_Z…"), demangled as perf prints it
+  // Adds a symbol whose name is a mangled C++ or Rust name (MaybeMangled), demangled as perf prints it
   // (DemangleLikePerf: signature dropped; the raw name when demangling fails) when Find
   // first returns it, or when Finish must compare it with another at its address.
   void AddMangled(uint64_t start, uint64_t size, std::string_view mangled, uint8_t binding = 1, uint8_t type = 2);
