@@ -81,18 +81,8 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   so.filter.symbols = options.symbols;
   so.deliver_filtered = true;  // perf: filtered samples still count in the totals
   so.filter.hide_unresolved = options.hide_unresolved;
-  if (!options.time.empty()) {
-    const HeaderEnv& env = file->env();
-    auto ranges = ParseTimeRanges(options.time, {env.first_sample_time, env.last_sample_time});
-    if (!ranges) return ranges.error();
-    so.filter.time_ranges = std::move(*ranges);
-  }
-  if (!options.cpu_list.empty()) {
-    if (!AnySampleHas(*file, kSampleCpu)) return Error{kNoCpuEvents};
-    auto cpus = ParseCpuList(options.cpu_list);
-    if (!cpus) return cpus.error();
-    so.filter.cpus = std::move(*cpus);
-  }
+  PERFLENS_RETURN_IF_ERROR(ParseTimeCpuFilters(*file, options.time, options.cpu_list, false, &so.filter.time_ranges,
+                                               &so.filter.cpus));
   bool has_parent = false;
   for (const SortKey* k : *keys) has_parent |= k->name == std::string_view("parent");
   if (has_parent) {

@@ -214,18 +214,8 @@ Result<std::unique_ptr<Script>> Script::Create(PerfFile* file, const ScriptOptio
   so.filter.tids = options.tids;
   so.filter.dsos = options.dsos;
   so.filter.symbols = options.symbols;
-  if (!options.time.empty()) {
-    const HeaderEnv& env = file->env();
-    auto ranges = ParseTimeRanges(options.time, {env.first_sample_time, env.last_sample_time}, options.reltime);
-    if (!ranges) return ranges.error();
-    so.filter.time_ranges = std::move(*ranges);
-  }
-  if (!options.cpu_list.empty()) {
-    if (!AnySampleHas(*file, kSampleCpu)) return Error{kNoCpuEvents};
-    auto cpus = ParseCpuList(options.cpu_list);
-    if (!cpus) return cpus.error();
-    so.filter.cpus = std::move(*cpus);
-  }
+  PERFLENS_RETURN_IF_ERROR(ParseTimeCpuFilters(*file, options.time, options.cpu_list, options.reltime, &so.filter.time_ranges,
+                                               &so.filter.cpus));
   if (options.show_task_events) so.side_band_types |= (1u << kRecordComm) | (1u << kRecordFork) | (1u << kRecordExit);
   if (options.show_mmap_events) so.side_band_types |= (1u << kRecordMmap) | (1u << kRecordMmap2);
   so.max_stack = options.max_stack;

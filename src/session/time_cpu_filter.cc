@@ -197,4 +197,21 @@ Result<std::vector<bool>> ParseCpuList(std::string_view arg) {
   return cpus;
 }
 
+Status ParseTimeCpuFilters(const PerfFile& file, std::string_view time, std::string_view cpu_list, bool reltime,
+                           std::vector<TimeRange>* ranges, std::vector<bool>* cpus) {
+  if (!time.empty()) {
+    const HeaderEnv& env = file.env();
+    auto r = ParseTimeRanges(time, {env.first_sample_time, env.last_sample_time}, reltime);
+    if (!r) return r.error();
+    *ranges = std::move(*r);
+  }
+  if (!cpu_list.empty()) {
+    if (!AnySampleHas(file, kSampleCpu)) return Error{kNoCpuEvents};
+    auto c = ParseCpuList(cpu_list);
+    if (!c) return c.error();
+    *cpus = std::move(*c);
+  }
+  return Status::Ok();
+}
+
 }  // namespace perflens

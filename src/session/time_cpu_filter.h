@@ -54,6 +54,11 @@ inline bool AnySampleHas(const PerfFile& file, uint64_t sample_type_bit) {
     if (ev.attr.sample_type & sample_type_bit) return true;
   return false;
 }
+// The --time and -C arguments of report and script, parsed for `file` into *ranges and
+// *cpus (left empty for an empty argument). `reltime`: script's --reltime. Errors:
+// ParseTimeRanges', ParseCpuList's, kNoCpuEvents when the samples lack the cpu.
+Status ParseTimeCpuFilters(const PerfFile& file, std::string_view time, std::string_view cpu_list, bool reltime,
+                           std::vector<TimeRange>* ranges, std::vector<bool>* cpus);
 // -C on a file whose samples do not record the cpu: perf's message (then the why).
 inline constexpr const char* kNoCpuEvents =
     "File does not contain CPU events. Remove -C option to proceed. (its samples do not record PERF_SAMPLE_CPU)";
