@@ -99,7 +99,6 @@ int RunReport(ReportArgs& a, const ReaderOptions& reader) {
     WriteOut(out);
     return st ? 0 : Fail(st.error());
   }
-  if (a.show_info) o.show_header = true;  // perf: -I shows the header (in full) before the report
   auto report = Report::Create(file->get(), o);
   if (!report) return Fail(report.error());
   Status st = (*report)->Process();
@@ -168,8 +167,10 @@ int main(int argc, char** argv) {
   report->add_flag("-x,--exclude-other", ra.options.exclude_other, "Only rows with a parent match");
   report->add_option("--time", ra.options.time,
                      "Only samples in these times: START,END (seconds; several separated by spaces) or "
-                     "percent slices of the recording (10%/2, 0%-10%,30%-40%)");
-  report->add_option("-C,--cpu", ra.options.cpu_list, "Only samples on these cpus (0-3,6)");
+                     "percent slices of the recording (10%/2, 0%-10%,30%-40%)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // perf: the last one given
+  report->add_option("-C,--cpu", ra.options.cpu_list, "Only samples on these cpus (0-3,6)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   report->add_flag("-U,--hide-unresolved", ra.options.hide_unresolved,
                    "Leave out samples and callchain entries without a symbol");
   report->add_option("--percentage", ra.percentage,

@@ -90,8 +90,10 @@ CommandRunner RegisterScriptCommand(CLI::App* app, ReaderOptions* reader) {
   AddListOption(cmd, "-S,--symbols", &args->symbols, "Only samples in these symbols");
   cmd->add_option("--time", o.time,
                   "Only samples in these times: START,END (seconds; several separated by spaces) or percent "
-                  "slices of the recording (10%/2, 0%-10%,30%-40%)");
-  cmd->add_option("-C,--cpu", o.cpu_list, "Only samples on these cpus (0-3,6)");
+                  "slices of the recording (10%/2, 0%-10%,30%-40%)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // perf: the last one given
+  cmd->add_option("-C,--cpu", o.cpu_list, "Only samples on these cpus (0-3,6)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   cmd->add_flag("--ns", o.ns, "Times in nanoseconds");
   cmd->add_flag("--header", args->header, "Print the perf.data header first");
   cmd->add_flag("--show-task-events", o.show_task_events, "Print COMM, FORK and EXIT records too");

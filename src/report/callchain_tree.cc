@@ -258,11 +258,11 @@ void PrintGraphLevel(const CallchainNode& parent, const CallGraphParams& p, uint
 }
 
 void PrintGraph(const CallchainNode& root, const CallGraphParams& p, uint64_t total_period, uint64_t parent_period,
-                std::string* out) {
+                uint64_t threshold_total, std::string* out) {
   size_t before = out->size();
   const CallchainNode* level = &root;
   int left_margin = 0;
-  auto first = SortedChildren(root, MinHit(p, total_period, root), p.key);
+  auto first = SortedChildren(root, MinHit(p, threshold_total, root), p.key);
   if (first.size() == 1 && first[0]->cumul() == parent_period) {
     // A single root chain: print it without a percentage (need_percent_display).
     const CallchainNode* c = first[0];
@@ -288,7 +288,7 @@ void PrintGraph(const CallchainNode& root, const CallGraphParams& p, uint64_t to
     level = c;
   }
   uint64_t total = p.mode == CallGraphMode::kFractal ? parent_period : total_period;
-  PrintGraphLevel(*level, p, total_period, total, 1, 1, left_margin, out);
+  PrintGraphLevel(*level, p, threshold_total, total, 1, 1, left_margin, out);
   if (out->size() != before) out->push_back('\n');
 }
 
@@ -310,13 +310,14 @@ void ForEachPath(const CallchainNode& node, CallchainKey key, std::vector<const 
 }  // namespace
 
 void PrintCallchain(const CallchainNode& root, const CallGraphParams& p, uint64_t total_period,
-                    uint64_t parent_period, std::string* out) {
+                    uint64_t parent_period, std::string* out, uint64_t threshold_total) {
+  if (threshold_total == 0) threshold_total = total_period;
   switch (p.mode) {
     case CallGraphMode::kNone:
       return;
     case CallGraphMode::kGraph:
     case CallGraphMode::kFractal:
-      PrintGraph(root, p, total_period, parent_period, out);
+      PrintGraph(root, p, total_period, parent_period, threshold_total, out);
       return;
     case CallGraphMode::kFlat:
     case CallGraphMode::kFolded: {
@@ -329,7 +330,7 @@ void PrintCallchain(const CallchainNode& root, const CallGraphParams& p, uint64_
       };
       std::vector<Leaf> leaves;
       std::vector<const ChainFrame*> path;
-      uint64_t min_hit = CallchainMinHit(p, total_period, root.children_hit);
+      uint64_t min_hit = CallchainMinHit(p, threshold_total, root.children_hit);
       ForEachPath(root, p.key, &path, [&](const CallchainNode& n, const std::vector<const ChainFrame*>& fr) {
         if (n.hit >= min_hit) leaves.push_back({n.hit, n.count, n.cumul(), n.count + n.children_count, fr});
       });

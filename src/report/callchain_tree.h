@@ -86,8 +86,11 @@ bool ParseCallGraphArg(const std::string& arg, CallGraphParams* params, bool* or
 uint64_t CallchainMinHit(const CallGraphParams& params, uint64_t total_period, uint64_t parent_children_hit);
 
 // Appends the callchain text for one report row. `total_period` is the histogram's
-// total, `parent_period` the row's own (children: accumulated) period.
+// total (the percentages' base), `parent_period` the row's own (children: accumulated)
+// period, `threshold_total` the base of the threshold (0: total_period; perf's
+// hists__total_period, the filtered total with --percentage relative, where the
+// percentages keep every sample's total).
 void PrintCallchain(const CallchainNode& root, const CallGraphParams& params, uint64_t total_period,
-                    uint64_t parent_period, std::string* out);
+                    uint64_t parent_period, std::string* out, uint64_t threshold_total = 0);
 
 }  // namespace perflens

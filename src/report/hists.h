@@ -80,6 +80,21 @@ class Hists {
   // total_non_filtered_period); --percentage relative makes them the totals.
   uint64_t non_filtered_period = 0, nr_non_filtered_samples = 0;
   uint64_t non_filtered_period_sys = 0, non_filtered_period_us = 0;
+  // Every sample's period and count whatever the totals above became (perf's
+  // hists->stats): call-graph percentages divide by the former, and a Hists is empty
+  // (skipped) by the latter.
+  uint64_t all_period() const { return relative_ ? all_period_ : total_period; }
+  uint64_t all_nr_samples() const { return relative_ ? all_nr_samples_ : nr_samples; }
+  // --percentage relative: the totals become the non-filtered ones.
+  void UseNonFilteredTotals() {
+    relative_ = true;
+    all_period_ = total_period;
+    all_nr_samples_ = nr_samples;
+    total_period = non_filtered_period;
+    nr_samples = nr_non_filtered_samples;
+    total_period_sys = non_filtered_period_sys;
+    total_period_us = non_filtered_period_us;
+  }
 
  private:
   // Applies `update` to every row; if any changed, rebuilds the table in row order,
@@ -90,6 +105,8 @@ class Hists {
   uint64_t Hash(const uint64_t* words) const;
   void Grow();
 
+  bool relative_ = false;
+  uint64_t all_period_ = 0, all_nr_samples_ = 0;
   std::vector<const SortKey*> keys_;
   size_t words_ = 0;                // id words of all keys: a row id's length
   CommIds comm_ids_;                // the comm key's ids

@@ -213,12 +213,7 @@ void HistsConsumer::FindParent(const ResolvedSample& s, HistEntry* proto) {
 }
 
 void HistsConsumer::UseNonFilteredTotals() {
-  for (Hists& h : hists_) {
-    h.total_period = h.non_filtered_period;
-    h.nr_samples = h.nr_non_filtered_samples;
-    h.total_period_sys = h.non_filtered_period_sys;
-    h.total_period_us = h.non_filtered_period_us;
-  }
+  for (Hists& h : hists_) h.UseNonFilteredTotals();
 }
 
 }  // namespace perflens

@@ -61,8 +61,8 @@ void CallGraphTexts(const HistsOutput& report, const Hists& h, std::span<const H
     for (size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < rows.size();) {
       const HistEntry* e = rows[i];
       if (auto chain = h.BuildChain(e, report.call_graph(), &scratch))
-        PrintCallchain(*chain, report.call_graph(), h.total_period,
-                       report.children() ? e->acc.period : e->self.period, &(*texts)[i]);
+        PrintCallchain(*chain, report.call_graph(), h.all_period(),
+                       report.children() ? e->acc.period : e->self.period, &(*texts)[i], h.total_period);
     }
   };
   std::thread helper;
@@ -190,7 +190,8 @@ Status PrintReportStdio(const HistsOutput& report, std::string* out) {
   const bool use_sep = !sep.empty();
   const auto& evsels = report.evsels();
 
-  out->append("# To display the perf.data header info, please use --header/--header-only options.\n#\n");
+  // perf gives this hint only when it prints no header.
+  if (!o.show_header) out->append("# To display the perf.data header info, please use --header/--header-only options.\n#\n");
   // perf's sort__setup_elide: a key filtered to one value is a line here, not a column.
   for (const SortKey* k : report.hists().empty() ? std::vector<const SortKey*>{} : report.hists()[0].keys())
     if (const std::vector<std::string>* list = ElisionList(o, k->name))
@@ -204,7 +205,7 @@ Status PrintReportStdio(const HistsOutput& report, std::string* out) {
     // perf's evsel__is_group_event: the group view prints a group once, at its leader.
     const bool group = report.group_view() && ev && ev->nr_members > 1 && ev->is_group_leader();
     if (report.group_view() && ev && !ev->is_group_leader()) continue;
-    if (h.nr_samples == 0) continue;  // perf's report.skip-empty (the leader's samples)
+    if (h.all_nr_samples() == 0) continue;  // perf's report.skip-empty (the leader's samples)
     std::vector<const Hists*> members{&h};
     uint64_t nr_samples = h.nr_samples, total_period = h.total_period;
     if (group) {

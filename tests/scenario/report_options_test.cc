@@ -29,8 +29,9 @@ TEST(ReportOptionsTest, OtherOutputsAreTheSubcommands) {
     EXPECT_GT(report.out.size(), 100u) << c.report_args;
     EXPECT_EQ(report.out, command.out) << c.report_args;
   }
-  // -I with a report: the full header, then the report.
-  CommandResult info = Perflens("report --stdio -I -g none" + in);
+  // -I with --header: the full header, then the report (-I alone prints none, as perf:
+  // the opt-show-info replay mode).
+  CommandResult info = Perflens("report --stdio --header -I -g none" + in);
   ASSERT_EQ(info.exit_code, 0) << info.err;
   EXPECT_EQ(info.out.rfind(Perflens("header -I" + in).out, 0), 0u) << info.out.substr(0, 400);
   EXPECT_NE(info.out.find("# Samples: 153  of event"), std::string::npos);
