@@ -135,6 +135,8 @@ inline bool CheckSeparatedReport(std::string_view text, size_t nr_fields, const 
       sums.push_back(0);
       continue;
     }
+    // Branch mode closes with its statistics ("CROSS_2M: 100.0%"): no rows after them.
+    if (line.rfind("# Branch Statistics:", 0) == 0) break;
     if (line.empty() || line[0] == '#') continue;
     if (!inv->Expect(!sums.empty(), "report row before any '# Samples:' line: {:?}", std::string(line))) return false;
     std::vector<std::string_view> f = SplitOn(line, '|');
