@@ -147,10 +147,16 @@ bool TracepointFormatter::Format(uint64_t id, uint32_t cpu, std::span<const uint
     ++nr_bad_payloads_;
     return false;
   }
+  // libtraceevent prints a string field up to its NUL, wherever that is: a payload
+  // whose __data_loc string is not terminated inside it would be read past its end.
+  // Formatting a copy followed by zeros bounds every such read (well-formed payloads
+  // print the same).
+  payload_.assign(raw.begin(), raw.end());
+  payload_.resize(raw.size() + kPayloadPadding, 0);
   tep_record record{};
   record.cpu = static_cast<int>(cpu);
   record.size = static_cast<int>(raw.size());
-  record.data = const_cast<uint8_t*>(raw.data());  // libtraceevent only reads it
+  record.data = payload_.data();
   trace_seq s;
   trace_seq_init(&s);
   tep_print_event(tep_, &s, &record, "%s", TEP_PRINT_INFO);

@@ -78,6 +78,9 @@ class TracepointFormatter {
   bool swap_ = false;  // the file's byte order differs from ours
   std::unordered_map<uint64_t, EventInfo> events_;
   size_t nr_bad_formats_ = 0, nr_bad_payloads_ = 0;
+  // Format's copy of the payload with kPayloadPadding zero bytes after it, reused.
+  static constexpr size_t kPayloadPadding = 8;
+  std::vector<uint8_t> payload_;
 };
 
 // Kernel symbols for set_kernel_symbols from `resolver`'s kernel maps (call it on the

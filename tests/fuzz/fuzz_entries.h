@@ -18,6 +18,7 @@
 #include <cstring>
 #include <fstream>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -403,8 +404,13 @@ inline int FuzzTracingData(const uint8_t* data, size_t size) {
     }
     size_t text = td->header_page.size() + td->header_event.size() + td->kallsyms.size() +
                   td->printk_formats.size() + td->saved_cmdlines.size() + td->version.size();
+    // A system's name is in the input once and in each of its events' formats.
+    std::set<std::string> systems;
     for (const auto* list : {&td->ftrace_formats, &td->event_formats})
-      for (const TracingEventFormat& f : *list) text += f.text.size() + f.system.size();
+      for (const TracingEventFormat& f : *list) {
+        text += f.text.size();
+        if (systems.insert(std::string(f.system)).second) text += f.system.size();
+      }
     inv.Expect(td->size <= rest.size(), "container size {} past the input's {}", td->size, rest.size());
     inv.Expect(text <= rest.size(), "{} bytes of text from {} bytes of input", text, rest.size());
     for (const TracingEventFormat& f : td->event_formats)
