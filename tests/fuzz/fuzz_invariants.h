@@ -179,6 +179,9 @@ inline bool CheckCallGraphReport(std::string_view text, size_t nr_percent, const
       sums.push_back(0);
       continue;
     }
+    // Branch mode closes with its statistics ("COND_FWD:  11.8%"), printed by perf under
+    // every -g mode: no entries after them.
+    if (line.rfind("# Branch Statistics:", 0) == 0) break;
     if (line.empty() || line[0] == '#') continue;
     size_t lead = line.find_first_not_of(' ');
     if (lead == std::string_view::npos) continue;
