@@ -52,6 +52,7 @@ struct ReportArgs {
   std::vector<std::string> comms, dsos, symbols, pids, tids;
   std::string call_graph;
   bool bare_call_graph = false;  // -g without a value
+  std::string stdio_color = "auto";  // --stdio-color [always|never|auto]; bare: always
   bool inverted = false;         // -G
   bool quiet = false;            // -q
   std::string percentage;        // --percentage relative|absolute
@@ -73,6 +74,13 @@ int RunReport(ReportArgs& a, const ReaderOptions& reader) {
   if (a.no_branch_stack) o.branch_stack = false;
   if (a.json) o.format = "json";
   o.quiet = a.quiet;
+  // perf's color.ui: auto colours when stdout is a terminal (the pager then takes it);
+  // a bad value is ignored with perf's warning.
+  if (a.stdio_color != "always" && a.stdio_color != "never" && a.stdio_color != "auto") {
+    std::fprintf(stderr, "bad config value for 'color.ui', ignoring...\n");
+    a.stdio_color = "auto";
+  }
+  o.color = a.stdio_color == "always" || (a.stdio_color == "auto" && isatty(STDOUT_FILENO));
   if (!a.call_graph.empty()) o.call_graph = a.call_graph;
   else if (a.bare_call_graph) o.call_graph = "graph,0.5,caller,function,percent";  // perf's CALLCHAIN_DEFAULT_OPT
   if (a.inverted) o.call_graph += ",caller";
@@ -180,6 +188,10 @@ int main(int argc, char** argv) {
   AddInlineFlags(report, &ra.options.inline_frames);
   AddReturnAddressFlags(report, &ra.options.adjust_return_addresses);
   AddQuietFlag(report, &ra.quiet);
+  report->add_option("--stdio-color", ra.stdio_color,
+                     "Percentages in perf's colours: always (a bare --stdio-color), never, or auto (on a terminal)")
+      ->expected(0, 1)
+      ->default_str("always");
   report->add_flag("--full-source-path", ra.options.full_source_path,
                    "Show the whole source file path in srcline (default: its base name)");
   report->add_flag("--header", ra.options.show_header, "Print the perf.data header first");

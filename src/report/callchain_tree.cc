@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "perfdata/perf_event.h"
+#include "report/percent_color.h"
 
 #include <algorithm>
 #include <cmath>
@@ -186,7 +187,11 @@ void Value(const CallGraphParams& p, uint64_t hits, uint64_t count, uint64_t tot
     return;
   }
   double pct = total ? 100.0 * static_cast<double>(hits) / static_cast<double>(total) : 0.0;
-  fmt::format_to(std::back_inserter(*out), "{:.2f}%", pct);
+  if (!p.color) {
+    fmt::format_to(std::back_inserter(*out), "{:.2f}%", pct);
+    return;
+  }
+  AppendPercentColored(true, pct, fmt::format("{:.2f}%", pct), out);
 }
 
 // perf keeps the graph's "|" columns in an int bit mask and shifts by the depth, which
@@ -352,7 +357,7 @@ void PrintCallchain(const CallchainNode& root, const CallGraphParams& p, uint64_
           bool first = true;
           for (const ChainFrame* f : l.frames) {
             if (f->ip >= kContextMax) continue;
-            if (!first) out->push_back(';');
+            if (!first) out->append(p.folded_separator);
             first = false;
             out->append(FrameName(*f));
           }

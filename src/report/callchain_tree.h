@@ -72,6 +72,10 @@ struct CallGraphParams {
   // siblings per graph level, N frames of a single root chain, N flat/folded chains;
   // 0 = all.
   uint32_t print_limit = 0;
+  // Percentages in perf's colours (percent_color.h): --stdio-color, or a terminal.
+  bool color = false;
+  // Between folded frames: ";", or -t's separator (perf's field_sep ?: ";").
+  std::string folded_separator = ";";
 };
 
 // Parses perf's -g argument: "graph,0.5,caller,function,percent", "none", "folded"...

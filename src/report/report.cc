@@ -71,6 +71,8 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
     r->sort_by_children_ = r->children_ && oc != std::string::npos && oc == o;
   }
   cg.skip_first_sym = options.fields.empty() && options.sort.rfind("sym", 0) == 0;
+  cg.color = options.color;
+  if (!options.field_separator.empty()) cg.folded_separator = options.field_separator;
 
   SessionOptions so;
   so.symbolize = options.symbolize;

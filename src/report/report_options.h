@@ -51,6 +51,9 @@ struct ReportOptions {
   // -q/--quiet: only the rows (and call graphs) with perf's blank lines after each
   // event; no '#' lines but the '# dso: X' elision lines, as perf 6.1.
   bool quiet = false;
+  // Percentages in perf's colours (report/percent_color.h): --stdio-color always, or
+  // auto on a terminal or through the pager (the CLI decides).
+  bool color = false;
   // -b/--branch-stack, --no-branch-stack; unset → branch mode when the recording has
   // the BRANCH_STACK feature (perf record -b) and no user stacks, as perf.
   std::optional<bool> branch_stack;

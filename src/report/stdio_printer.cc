@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "report/output_fields.h"
+#include "report/percent_color.h"
 
 namespace perflens {
 namespace {
@@ -329,35 +330,42 @@ Status PrintReportStdio(const HistsOutput& report, std::string* out) {
             // One value per member, each in the field's own width (perf's __hpp__fmt
             // " %*.2f%%" with fmt->len - 2, or len 1 with -t).
             std::string one;
+            size_t cell_width = 0;  // printed columns, without colour escapes
             for (size_t k = 0; k < nm; ++k) {
               const HistEntry* v = section.val(row, k);
               const uint64_t total = section.hists[k]->total_period;
               one.clear();
+              double pct = -1;  // the value's percentage, when it is one
               switch (f.kind) {
-                case FieldKind::kOverhead: fmt::format_to(std::back_inserter(one), "{:.2f}%", Percent(v ? v->self.period : 0, total)); break;
-                case FieldKind::kOverheadSys: fmt::format_to(std::back_inserter(one), "{:.2f}%", Percent(v ? v->self.period_sys : 0, total)); break;
-                case FieldKind::kOverheadUs: fmt::format_to(std::back_inserter(one), "{:.2f}%", Percent(v ? v->self.period_us : 0, total)); break;
-                case FieldKind::kChildren: fmt::format_to(std::back_inserter(one), "{:.2f}%", Percent(v ? v->acc.period : 0, total)); break;
+                case FieldKind::kOverhead: pct = Percent(v ? v->self.period : 0, total); break;
+                case FieldKind::kOverheadSys: pct = Percent(v ? v->self.period_sys : 0, total); break;
+                case FieldKind::kOverheadUs: pct = Percent(v ? v->self.period_us : 0, total); break;
+                case FieldKind::kChildren: pct = Percent(v ? v->acc.period : 0, total); break;
                 case FieldKind::kSamples: fmt::format_to(std::back_inserter(one), "{}", v ? v->self.nr_samples : 0); break;
                 case FieldKind::kPeriod: fmt::format_to(std::back_inserter(one), "{}", v ? v->self.period : 0); break;
                 case FieldKind::kSortKey: break;
               }
+              if (pct >= 0) fmt::format_to(std::back_inserter(one), "{:.2f}%", pct);
               if (use_sep) {
                 if (k) cell.push_back(' ');
                 cell.append(one);
+                cell_width = cell.size();
               } else {
+                // perf's hpp__fmt: the colour spans the member's padded value.
                 const size_t len = nm > 1 ? member_len[i] : f.width;
-                if (one.size() < len) cell.append(len - one.size(), ' ');
-                cell.append(one);
+                if (one.size() < len) one.insert(0, len - one.size(), ' ');
+                cell_width += one.size();
+                if (pct >= 0) AppendPercentColored(o.color, pct, one, &cell);
+                else cell.append(one);
               }
             }
             if (use_sep) {
-              // perf prints " %-*s" in separator mode: a space, then left-aligned.
+              // perf prints " %-*s" in separator mode (no colours): a space, then left-aligned.
               out->push_back(' ');
               out->append(cell);
               if (cell.size() + 1 < f.width) Pad(out, f.width - 1 - cell.size());
             } else {
-              if (cell.size() < f.width) Pad(out, f.width - cell.size());
+              if (cell_width < f.width) Pad(out, f.width - cell_width);
               out->append(cell);
             }
           } else {

@@ -106,7 +106,11 @@ TEST_F(NoreturnFixture, UnresolvedSummaryNamesTheDsoAndTheFix) {
         << r.err;
     const CommandResult quiet = Run(std::string(cmd) + " -q");
     EXPECT_EQ(quiet.err, "");
-    EXPECT_EQ(quiet.out, r.out);
+    // report -q also leaves out the '#' lines (as perf); the rows stay.
+    std::string rows;
+    for (const std::string& l : SplitLines(r.out))
+      if (std::string(cmd) == "script" || l.empty() || l[0] != '#') rows += l + "\n";
+    EXPECT_EQ(quiet.out, rows);
   }
 }
 

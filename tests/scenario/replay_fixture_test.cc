@@ -289,7 +289,12 @@ std::string WithoutPerfTip(std::string text) {
 // column rows are ordered by) sorted, each row with the call-graph lines under it: those
 // are ties, which perf orders by its own key comparisons and perflens by first appearance.
 std::string WithTiesSorted(const std::string& text) {
-  auto key_of = [](const std::string& l) {
+  auto key_of = [](std::string l) {
+    // --stdio-color rows start with the colour's escape ("  \033[31m  87.92%\033[m").
+    if (l.size() > 2 && l.compare(0, 3, "  \033") == 0) {
+      const size_t m = l.find('m', 3);
+      if (m != std::string::npos) l.erase(2, m - 1);
+    }
     size_t i = l.find_first_not_of(' ');
     if (i == 0 || i == std::string::npos || !std::isdigit(static_cast<unsigned char>(l[i]))) return std::string();
     const size_t end = l.find('%', i);
