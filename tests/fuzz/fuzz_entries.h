@@ -756,8 +756,8 @@ inline int FuzzScript(const uint8_t* data, size_t size) {
     if (!f) return 0;
     ScriptOptions o;
     o.symbolize = FuzzReportOptions().symbolize;
-    if (folded) o.fields = "folded";
-    else if (size & 1) o.fields = "comm,pid,tid,cpu,time,event,ip,sym,symoff,dso,period";
+    if (folded) o.fields = {"folded"};
+    else if (size & 1) o.fields = {"comm,pid,tid,cpu,time,event,ip,sym,symoff,dso,period"};
     auto script = Script::Create(f.get(), o);
     if (!script.ok()) continue;
     std::string out;
