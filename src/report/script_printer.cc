@@ -200,13 +200,13 @@ Status ApplyScriptFields(std::string_view arg, ScriptFieldSpec* spec) {
 
 Result<ScriptFieldSpec> ParseScriptFields(std::span<const std::string> args) {
   ScriptFieldSpec spec;
-  if (args.size() == 1 && args[0].empty()) return spec;  // perflens's "no -F"
   for (const std::string& arg : args) PERFLENS_RETURN_IF_ERROR(ApplyScriptFields(arg, &spec));
   if (spec.folded && args.size() > 1) return Err("-F folded cannot be combined with other fields");
   return spec;
 }
 
 Result<ScriptFieldSpec> ParseScriptFields(std::string_view arg) {
+  if (arg.empty()) return ScriptFieldSpec();  // no -F
   const std::string one(arg);
   return ParseScriptFields(std::span<const std::string>(&one, 1));
 }

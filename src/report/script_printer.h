@@ -86,8 +86,9 @@ struct ScriptFieldSpec {
 };
 // Applies one -F argument. Errors carry perf's text (its exit code is 129).
 Status ApplyScriptFields(std::string_view arg, ScriptFieldSpec* spec);
-// Every -F argument in order; "" alone or no argument: the defaults.
+// Every -F argument in order; none: the defaults.
 Result<ScriptFieldSpec> ParseScriptFields(std::span<const std::string> args);
+// One -F argument; "": the defaults.
 Result<ScriptFieldSpec> ParseScriptFields(std::string_view arg);
 
 // The fields printed for `evsel` (perf's evsel__check_attr on the first evsel of the

@@ -256,7 +256,7 @@ TEST(ScriptTest, FieldsSelectColumnsAsPerf) {
   EXPECT_EQ(Lines(fx.Run(bytes))[2], "\t    7f0000000110 (" + fx.jit_map + ")");
   fx.options.fields = {"sw:comm"};
   EXPECT_EQ(Lines(fx.Run(bytes)), std::vector<std::string>{"            prog "});
-  fx.options.fields = {""};
+  fx.options.fields = {};
   fx.options.hide_call_graph = true;  // -G: one line with the raw sample ip
   EXPECT_EQ(Lines(fx.Run(bytes)),
             std::vector<std::string>{"            prog " + tid +
@@ -308,12 +308,10 @@ TEST(ScriptTest, EventNamesRightAlignedToLongest) {
 TEST(ScriptFieldsTest, ParsesPerfSyntax) {
   auto set = ParseScriptFields("comm,tid,time,ip,sym");
   ASSERT_TRUE(set.ok());
-  EXPECT_EQ(set->mode, ScriptFieldSpec::Mode::kSet);
-  EXPECT_EQ(set->fields, kFieldComm | kFieldTid | kFieldTime | kFieldIp | kFieldSym);
+  EXPECT_EQ(set->types[kOutputSoftware].fields, kFieldComm | kFieldTid | kFieldTime | kFieldIp | kFieldSym);
   auto add = ParseScriptFields("+pid");
   ASSERT_TRUE(add.ok());
-  EXPECT_EQ(add->mode, ScriptFieldSpec::Mode::kChange);
-  EXPECT_EQ(add->fields, kFieldPid);
+  EXPECT_EQ(add->types[kOutputSoftware].fields, ScriptFieldSpec().types[kOutputSoftware].fields | kFieldPid);
   EXPECT_TRUE(ParseScriptFields("folded")->folded);
   EXPECT_FALSE(ParseScriptFields("comm,+pid").ok());
   EXPECT_FALSE(ParseScriptFields("comm,bogus").ok());
@@ -388,7 +386,7 @@ void CompareWithPerf(const std::string& record_args, const std::string& script_f
   auto file = PerfFile::Open(data);
   ASSERT_TRUE(file.ok()) << file.error().message;
   ScriptOptions options;
-  options.fields = {script_fields};
+  if (!script_fields.empty()) options.fields = {script_fields};
   auto script = Script::Create(file->get(), options);
   ASSERT_TRUE(script.ok()) << script.error().message;
   std::string ours;
