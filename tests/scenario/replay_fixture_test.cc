@@ -54,7 +54,7 @@ const std::vector<std::string> kDwarfFixtures = {
 // prints no user frame; ReplayDwarfFixture.M32ChainsReachMain tests the truth instead.
 // perf script's fields and side-band lines (script_fields/README.md): only the modes
 // that name them (SCOPE `all` leaves them out).
-const std::vector<std::string> kScriptFixtures = {"script_fields", "lost_events"};
+const std::vector<std::string> kScriptFixtures = {"script_fields", "lost_events", "switch_cpu_wide"};
 constexpr bool kDwarfFixturesEnabled = true;
 constexpr const char* kPerfCannotUnwind = "dwarf_m32";
 
