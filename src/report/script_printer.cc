@@ -551,6 +551,7 @@ uint64_t ScriptWriter::PrintedTime(uint64_t time) {
 void ScriptWriter::OnSample(const ResolvedSample& s) {
   const Evsel& ev = file_.evsels()[s.evsel];
   const uint32_t f = fields_[s.evsel];
+  if (f == 0) return;  // perf: a type without fields prints nothing (`-F sw:`, `-F flags`)
   const bool chain = chains_[s.evsel] && (f & kFieldIp);
   const AddrLocation& al = s.location;
   TextBuffer* out = out_.get();
