@@ -7,6 +7,7 @@
 
 #include "cli/cli_util.h"
 #include "cli/commands.h"
+#include "perfdata/perf_event.h"
 #include "perfdata/perf_file.h"
 #include "report/header_printer.h"
 #include "report/script_printer.h"
@@ -44,6 +45,15 @@ int RunScript(ScriptArgs& a) {
     return 1;
   }
   o.folded_weight_period = a.folded_weight == "period";
+  // -F: perf's usage errors exit 129, its checks against the recording 255.
+  auto spec = ParseScriptFields(o.fields);
+  if (!spec) {
+    fmt::print(stderr, "{}\n", spec.error().message);
+    return 129;
+  }
+  for (const std::string& w : spec->warnings) fmt::print(stderr, "{}\n", w);
+  // --show-round-events: perf reads the records as they are in the file.
+  if (o.show_round_events) a.reader->ordered = false;
   auto file = OpenInput(a.input, *a.reader);
   if (!file) {
     PrintError(file.error().message);
@@ -51,6 +61,15 @@ int RunScript(ScriptArgs& a) {
   }
   if (a.header || a.header_only) Write(FormatHeader(**file));
   if (a.header_only) return 0;
+  if (!spec->folded) {
+    bool use_callchain = false;
+    for (const Evsel& ev : (*file)->evsels())
+      if (ev.attr.sample_type & kSampleCallchain) use_callchain = !o.hide_call_graph;
+    if (auto fields = ResolveEvselFields(*spec, (*file)->evsels(), use_callchain); !fields) {
+      fmt::print(stderr, "{}\n", fields.error().message);
+      return 255;
+    }
+  }
   auto script = Script::Create(file->get(), o);
   if (!script) {
     PrintError(script.error().message);
@@ -75,8 +94,11 @@ CommandRunner RegisterScriptCommand(CLI::App* app, ReaderOptions* reader) {
   ScriptOptions& o = args->options;
   cmd->add_option("-i,--input", args->input, "Input file (default ./perf.data; - for stdin)");
   cmd->add_option("-F,--fields", o.fields,
-                  "Fields: comm,tid,pid,time,cpu,event,ip,sym,symoff,dso,period,srcline (+f/-f change the "
-                  "defaults), or 'folded' for folded stacks");
+                  "Fields: [hw:|sw:|trace:|raw:|break:|synth:]comm,tid,pid,time,cpu,event,ip,sym,symoff,dso,"
+                  "addr,weight,flags,period,srcline,trace,brstack,brstacksym (+f/-f change the current fields; "
+                  "repeat -F per event type), or 'folded' for folded stacks")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--folded-weight", args->folded_weight, "Folded stack weight: samples (default) or period");
   cmd->add_flag("-G,--hide-call-graph", o.hide_call_graph, "Do not print callchains");
   cmd->add_option("--max-stack", o.max_stack, "Callchain depth limit (default 127)");
@@ -98,6 +120,13 @@ CommandRunner RegisterScriptCommand(CLI::App* app, ReaderOptions* reader) {
   cmd->add_flag("--header", args->header, "Print the perf.data header first");
   cmd->add_flag("--show-task-events", o.show_task_events, "Print COMM, FORK and EXIT records too");
   cmd->add_flag("--show-mmap-events", o.show_mmap_events, "Print MMAP and MMAP2 records too");
+  cmd->add_flag("--show-switch-events", o.show_switch_events, "Print SWITCH and SWITCH_CPU_WIDE records too");
+  cmd->add_flag("--show-lost-events", o.show_lost_events, "Print LOST records too");
+  cmd->add_flag("--show-round-events", o.show_round_events,
+                "Print FINISHED_ROUND records too (records then come in file order)");
+  cmd->add_flag("--show-namespace-events", o.show_namespace_events, "Print NAMESPACES records too");
+  cmd->add_flag("--show-cgroup-events", o.show_cgroup_events, "Print CGROUP records too");
+  cmd->add_flag("--show-bpf-events", o.show_bpf_events, "Print KSYMBOL and BPF_EVENT records too");
   cmd->add_flag("--header-only", args->header_only, "Print only the perf.data header");
   cmd->add_flag("--reltime", o.reltime, "Times relative to the first sample");
   cmd->add_flag("--deltatime", o.deltatime, "Times relative to the previous sample");

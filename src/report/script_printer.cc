@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <iterator>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -20,22 +21,28 @@ namespace {
 struct FieldName {
   const char* name;
   uint32_t bit;
-  uint64_t sample_type;  // bit the recording must have; 0 = none
+  uint64_t sample_type;  // bits the recording must have one of; 0 = none
   const char* attr_name; // perf's name of that bit in its error message
 };
 
+constexpr uint32_t kPerfTypeSoftware = 1;
+constexpr uint32_t kPerfTypeSynth = 0x80000000u;  // PERF_TYPE_SYNTH (perf's own events)
+
+// In perf 6.1's evsel__check_attr order (its first failing check names the error).
 constexpr FieldName kFieldNames[] = {
-    {"comm", kFieldComm, 0, ""},
+    {"ip", kFieldIp, kSampleIp, "IP"},
+    {"addr", kFieldAddr, kSampleAddr, "ADDR"},
+    {"weight", kFieldWeight, kSampleWeight | kSampleWeightStruct, "WEIGHT"},
     {"tid", kFieldTid, kSampleTid, "TID"},
     {"pid", kFieldPid, kSampleTid, "TID"},
     {"time", kFieldTime, kSampleTime, "TIME"},
     {"cpu", kFieldCpu, kSampleCpu, "CPU"},
+    {"comm", kFieldComm, 0, ""},
     {"event", kFieldEvent, 0, ""},
-    {"ip", kFieldIp, kSampleIp, "IP"},
     {"sym", kFieldSym, 0, ""},
     {"symoff", kFieldSymOff, 0, ""},
     {"dso", kFieldDso, 0, ""},
-    {"period", kFieldPeriod, 0, ""},  // attr.sample_period when not sampled
+    {"period", kFieldPeriod, 0, ""},  // attr.sample_period when not sampled; perf 6.1 does not check
     {"srcline", kFieldSrcline, 0, ""},
     // perf 6.1 does not check these against sample_type: an event without branch
     // stacks (a dummy beside an LBR event, a cs_etm event) prints none.
@@ -44,7 +51,7 @@ constexpr FieldName kFieldNames[] = {
     {"trace", kFieldTrace, 0, ""},
 };
 
-// perf 6.1's defaults for hardware and software events.
+// perf 6.1's defaults for hardware, software, raw, breakpoint and synth events.
 constexpr uint32_t kDefaultFields = kFieldComm | kFieldTid | kFieldTime | kFieldCpu | kFieldEvent | kFieldIp |
                                     kFieldSym | kFieldSymOff | kFieldDso | kFieldPeriod;
 // And for tracepoints; with callchains perf adds the ip's (perf_session__check_output_opt).
@@ -52,9 +59,15 @@ constexpr uint32_t kTracepointDefaultFields = kFieldComm | kFieldTid | kFieldTim
                                               kFieldTrace;
 constexpr uint32_t kTracepointChainFields = kFieldIp | kFieldSym | kFieldSymOff | kFieldDso;
 
-// perf's event-type prefixes of -F ("sw:comm,tid"); perflens applies fields to all types.
-constexpr std::string_view kTypePrefixes[] = {"hw", "sw", "trace", "raw", "synth", "breakpoint"};
-
+// -F's `type:` prefixes (perf's names), by ScriptOutputType.
+constexpr std::string_view kTypePrefixes[] = {"hw", "sw", "trace", "", "raw", "break", "synth", ""};
+// perf's event_type() names in its messages.
+constexpr const char* kTypeNames[] = {"hardware", "software", "tracepoint", "hardware-cache",
+                                      "unknown",  "unknown",  "unknown",    "unknown"};
+// `trace` is invalid for all but tracepoints (and the catch-all type); a list without
+// `type:` warns about hardware, software and hardware-cache only (perf 6.1's text).
+bool TraceInvalid(int type) { return type != kOutputTracepoint && type != kOutputOther; }
+bool WarnsTraceInvalid(int type) { return type == kOutputHardware || type == kOutputSoftware || type == kOutputHwCache; }
 
 // Room PutSymbol needs: the name or "[unknown]", and "+0x" with 16 hex digits.
 size_t SymbolBound(const AddrLocation& al) { return (al.sym ? al.sym->name.size() : 9) + 3 + 16; }
@@ -87,37 +100,67 @@ void AppendBranchFlags(std::string* out, const BranchFlags& f) {
 
 }  // namespace
 
-Result<ScriptFieldSpec> ParseScriptFields(std::string_view arg) {
-  ScriptFieldSpec spec;
-  if (arg.empty()) return spec;
-  size_t colon = arg.find(':');
+ScriptOutputType ScriptOutputTypeOf(uint32_t attr_type) {
+  if (attr_type == kPerfTypeSynth) return kOutputSynth;
+  return attr_type < kOutputSynth ? static_cast<ScriptOutputType>(attr_type) : kOutputOther;
+}
+
+ScriptFieldSpec::ScriptFieldSpec() {
+  for (int t = 0; t < kOutputTypes; ++t) types[t].fields = t == kOutputTracepoint ? kTracepointDefaultFields : kDefaultFields;
+}
+
+Status ApplyScriptFields(std::string_view arg, ScriptFieldSpec* spec) {
+  int type = -1;
+  std::string_view list = arg;
+  if (arg == "folded") {  // perflens: folded stacks
+    spec->folded = true;
+    return {};
+  }
+  const size_t colon = arg.find(':');
   if (colon != std::string_view::npos) {
-    std::string_view type = arg.substr(0, colon);
-    if (std::find(std::begin(kTypePrefixes), std::end(kTypePrefixes), type) == std::end(kTypePrefixes))
-      return Err("'{}' is not a valid event type in -F", type);
-    arg.remove_prefix(colon + 1);
+    const std::string_view name = arg.substr(0, colon);
+    for (int t = 0; t < kOutputTypes; ++t)
+      if (!kTypePrefixes[t].empty() && kTypePrefixes[t] == name) type = t;
+    if (type < 0) return Err("Invalid event type in field string.");
+    list = arg.substr(colon + 1);
+    if (list == "folded") {
+      spec->folded = true;
+      return {};
+    }
   }
-  if (arg == "folded") {
-    spec.folded = true;
-    return spec;
+  const bool changes = list.find_first_of("+-") != std::string_view::npos;  // keeps the current fields
+  ScriptTypeFields* const types = spec->types.data();
+  if (type >= 0) {
+    if (types[type].user_set)
+      spec->warnings.push_back(fmt::format("Overriding previous field request for {} events.", kTypeNames[type]));
+    if (!changes) types[type] = {0, types[type].user_set_fields, true, false};
+  } else {
+    if (list.empty()) return Err("Cannot set fields to 'none' for all event types.");
+    if (!changes) {
+      if (spec->set_by_user) spec->warnings.push_back("Overriding previous field request for all events.");
+      for (int t = 0; t < kOutputTypes; ++t) types[t] = {0, types[t].user_set_fields, true, true};
+    }
   }
-  size_t start = 0;
-  while (start <= arg.size()) {
-    size_t comma = arg.find(',', start);
-    if (comma == std::string_view::npos) comma = arg.size();
-    std::string_view tok = arg.substr(start, comma - start);
+  spec->set_by_user = true;
+  enum { kNone, kSet, kAdd, kRemove } change = kNone;
+  for (size_t start = 0; start < list.size();) {
+    size_t comma = list.find(',', start);
+    if (comma == std::string_view::npos) comma = list.size();
+    std::string_view tok = list.substr(start, comma - start);
     start = comma + 1;
     if (tok.empty()) continue;
-    // perf: a list either sets the fields or changes the defaults (+f, -f), not both.
-    char change = 0;
     if (tok[0] == '+' || tok[0] == '-') {
-      change = tok[0];
+      if (change == kSet) return Err("Cannot mix +-field with overridden fields");
+      change = tok[0] == '+' ? kAdd : kRemove;
       tok.remove_prefix(1);
+    } else {
+      if (change != kNone && change != kSet) return Err("Cannot mix +-field with overridden fields");
+      change = kSet;
     }
-    ScriptFieldSpec::Mode mode = change ? ScriptFieldSpec::Mode::kChange : ScriptFieldSpec::Mode::kSet;
-    if (spec.mode != ScriptFieldSpec::Mode::kDefault && spec.mode != mode)
-      return Err("Cannot set fields and add/remove fields at the same time in -F");
-    spec.mode = mode;
+    if (tok == "flags") {  // not per type
+      spec->print_flags = change != kRemove;
+      continue;
+    }
     if (tok == "folded") return Err("-F folded cannot be combined with other fields");
     const FieldName* f = nullptr;
     for (const FieldName& n : kFieldNames)
@@ -125,50 +168,96 @@ Result<ScriptFieldSpec> ParseScriptFields(std::string_view arg) {
     if (!f) {
       std::string known;
       for (const FieldName& n : kFieldNames) known.append(n.name).append(", ");
-      return Err("Invalid field requested: '{}' (perflens script supports {}or folded)", tok, known);
+      return Err("Invalid field requested. ('{}'; perflens script supports {}flags or folded)", tok, known);
     }
-    if (change == '-') {
-      spec.removed |= f->bit;
-      spec.fields &= ~f->bit;
+    auto apply = [&](ScriptTypeFields& t, bool user_field) {
+      if (change == kRemove) {
+        t.fields &= ~f->bit;
+        if (user_field) t.user_set_fields &= ~f->bit;
+      } else {
+        t.fields |= f->bit;
+        if (user_field) t.user_set_fields |= f->bit;
+      }
+      t.user_set = t.wildcard_set = true;
+    };
+    if (type < 0) {
+      for (int t = 0; t < kOutputTypes; ++t) {
+        if (f->bit == kFieldTrace && TraceInvalid(t)) {
+          if (WarnsTraceInvalid(t))
+            spec->warnings.push_back(fmt::format("'trace' not valid for {} events. Ignoring.", kTypeNames[t]));
+          continue;
+        }
+        apply(types[t], true);
+      }
     } else {
-      spec.fields |= f->bit;
-      spec.removed &= ~f->bit;
+      if (f->bit == kFieldTrace && TraceInvalid(type))
+        return Err("'trace' not valid for {} events.", kTypeNames[type]);
+      apply(types[type], false);
     }
   }
+  return {};
+}
+
+Result<ScriptFieldSpec> ParseScriptFields(std::span<const std::string> args) {
+  ScriptFieldSpec spec;
+  for (const std::string& arg : args) PERFLENS_RETURN_IF_ERROR(ApplyScriptFields(arg, &spec));
+  if (spec.folded && args.size() > 1) return Err("-F folded cannot be combined with other fields");
   return spec;
 }
 
-Result<uint32_t> ResolveScriptFields(const ScriptFieldSpec& spec, const Evsel& evsel) {
-  const bool tracepoint = evsel.attr.type == kPerfTypeTracepoint;
-  uint32_t fields = kDefaultFields, user_set = 0;
-  if (tracepoint) {
-    fields = kTracepointDefaultFields;
-    if (evsel.attr.sample_type & kSampleCallchain) fields |= kTracepointChainFields;
-  }
-  switch (spec.mode) {
-    case ScriptFieldSpec::Mode::kDefault: break;
-    case ScriptFieldSpec::Mode::kSet: fields = user_set = spec.fields; break;
-    case ScriptFieldSpec::Mode::kChange:
-      fields = (fields & ~spec.removed) | spec.fields;
-      user_set = spec.fields;
-      break;
-  }
-  // perf: "'trace' not valid for software events. Ignoring." (only a tracepoint has one).
-  if (!tracepoint) fields &= ~kFieldTrace;
+Result<ScriptFieldSpec> ParseScriptFields(std::string_view arg) {
+  if (arg.empty()) return ScriptFieldSpec();  // no -F
+  const std::string one(arg);
+  return ParseScriptFields(std::span<const std::string>(&one, 1));
+}
+
+Result<uint32_t> ResolveScriptFields(const ScriptFieldSpec& spec, const Evsel& evsel, bool use_callchain) {
+  const ScriptTypeFields& t = spec.types[ScriptOutputTypeOf(evsel.attr.type)];
+  uint32_t fields = t.fields;
   const uint64_t st = evsel.attr.sample_type;
+  if (fields == 0) return fields;  // perf checks nothing: the type's events print nothing
   for (const FieldName& n : kFieldNames) {
     if (!(fields & n.bit) || !n.sample_type || (st & n.sample_type)) continue;
-    if (user_set & n.bit)
+    if (t.user_set_fields & n.bit)
       return Err("Samples for '{}' event do not have {} attribute set. Cannot print '{}' field.", evsel.name,
                  n.attr_name, n.name);
-    fields &= ~n.bit;  // a default the recording cannot supply
+    fields &= ~n.bit;  // a default (or a `type:` field) the recording cannot supply
   }
-  if ((fields & kFieldSymOff) && !(fields & kFieldSym)) {
-    if (user_set & kFieldSymOff) return Err("Display of offsets requested but symbol is not selected.");
-    fields &= ~kFieldSymOff;
+  if ((fields & kFieldSym) && !(st & (kSampleIp | kSampleAddr)))
+    return Err("Display of symbols requested but neither sample IP nor sample address\navailable. Hence, no "
+               "addresses to convert to symbols.");
+  if ((fields & kFieldSymOff) && !(fields & kFieldSym))
+    return Err("Display of offsets requested but symbol is notselected.");  // perf's text
+  if ((fields & kFieldDso) && !(st & (kSampleIp | kSampleAddr)))
+    return Err("Display of DSO requested but no address to convert.");
+  if ((fields & kFieldSrcline) && !(fields & kFieldIp))
+    return Err("Display of source line number requested but sample IP is not\nselected. Hence, no address to "
+               "lookup the source line number.");
+  // perf_session__check_output_opt: with callchains in use and no -F for tracepoints,
+  // a tracepoint with callchains prints them.
+  if (evsel.attr.type == kPerfTypeTracepoint && use_callchain && !t.user_set && (st & kSampleCallchain))
+    fields |= kTracepointChainFields;
+  return fields;
+}
+
+Result<std::vector<uint32_t>> ResolveEvselFields(const ScriptFieldSpec& spec, std::span<const Evsel> evsels,
+                                                 bool use_callchain) {
+  // perf keeps fields per output type and checks them against the first evsel of that
+  // type only (perf_session__check_output_opt), e.g. not against a trailing dummy event.
+  std::array<std::optional<uint32_t>, kOutputTypes> by_type;
+  std::vector<uint32_t> fields;
+  for (const Evsel& ev : evsels) {
+    std::optional<uint32_t>& f = by_type[ScriptOutputTypeOf(ev.attr.type)];
+    if (!f) {
+      auto resolved = ResolveScriptFields(spec, ev, use_callchain);
+      if (!resolved) return resolved.error();
+      f = *resolved;
+    }
+    fields.push_back(*f);
   }
-  if ((user_set & (kFieldSym | kFieldDso)) && !(st & kSampleIp))
-    return Err("Display of symbols requested but neither sample IP nor sample address available.");
+  for (int t = 0; t < kOutputTypes; ++t)
+    if (!by_type[t] && spec.types[t].user_set && !spec.types[t].wildcard_set && t != kOutputSynth)
+      return Err("{} events do not exist. Remove corresponding -F option to proceed.", kTypeNames[t]);
   return fields;
 }
 
@@ -180,25 +269,17 @@ Result<std::unique_ptr<Script>> Script::Create(PerfFile* file, const ScriptOptio
   bool use_callchain = false;
   for (const Evsel& ev : file->evsels())
     if (ev.attr.sample_type & kSampleCallchain) use_callchain = !options.hide_call_graph;
-  // perf keeps fields per event type and checks them against the first evsel of that
-  // type only (perf_session__check_output_opt), e.g. not against a trailing dummy event.
-  std::vector<std::pair<uint32_t, uint32_t>> by_type;  // attr.type → fields
-  std::vector<uint32_t> fields;
+  std::vector<uint32_t> fields(file->evsels().size(), 0);
+  if (!folded) {
+    auto resolved = ResolveEvselFields(*spec, file->evsels(), use_callchain);
+    if (!resolved) return resolved.error();
+    fields = std::move(*resolved);
+  }
   std::vector<bool> chains;
   SessionOptions so;
   for (const Evsel& ev : file->evsels()) {
-    uint32_t f = 0;
-    auto seen = std::find_if(by_type.begin(), by_type.end(), [&](const auto& p) { return p.first == ev.attr.type; });
-    if (seen != by_type.end()) {
-      f = seen->second;
-    } else if (!folded) {
-      auto resolved = ResolveScriptFields(*spec, ev);
-      if (!resolved) return resolved.error();
-      f = *resolved;
-      by_type.emplace_back(ev.attr.type, f);
-    }
+    const uint32_t f = fields[static_cast<size_t>(ev.index)];
     const bool chain = use_callchain && (ev.attr.sample_type & kSampleCallchain);
-    fields.push_back(f);
     chains.push_back(chain);
     // Resolved: folded, the chain or the ip; printed, what the ip field prints.
     if (folded) so.needs.push_back({!chain, chain});
@@ -218,6 +299,12 @@ Result<std::unique_ptr<Script>> Script::Create(PerfFile* file, const ScriptOptio
                                                &so.filter.cpus));
   if (options.show_task_events) so.side_band_types |= (1u << kRecordComm) | (1u << kRecordFork) | (1u << kRecordExit);
   if (options.show_mmap_events) so.side_band_types |= (1u << kRecordMmap) | (1u << kRecordMmap2);
+  if (options.show_switch_events) so.side_band_types |= (1u << kRecordSwitch) | (1u << kRecordSwitchCpuWide);
+  if (options.show_lost_events) so.side_band_types |= 1u << kRecordLost;
+  if (options.show_namespace_events) so.side_band_types |= 1u << kRecordNamespaces;
+  if (options.show_cgroup_events) so.side_band_types |= 1u << kRecordCgroup;
+  if (options.show_bpf_events) so.side_band_types |= (1u << kRecordKsymbol) | (1u << kRecordBpfEvent);
+  so.side_band_finished_round = options.show_round_events;
   so.max_stack = options.max_stack;
   so.inline_frames = options.inline_frames;
   so.adjust_return_addresses = options.adjust_return_addresses;
@@ -229,6 +316,7 @@ Result<std::unique_ptr<Script>> Script::Create(PerfFile* file, const ScriptOptio
     s->writer_ = std::make_unique<ScriptWriter>(*file, std::move(fields), std::move(chains));
     s->writer_->set_symbolizer(&s->session_->symbolizer());
     s->writer_->set_time_format(options.ns, options.reltime, options.deltatime);
+    s->writer_->set_print_flags(spec->print_flags);
     s->kernel_resolver_ = std::make_unique<Resolver>(&s->session_->machine(), &s->session_->symbolizer());
     s->writer_->set_kernel_resolver(s->kernel_resolver_.get());
     s->session_->AddConsumer(s->writer_.get());
@@ -275,6 +363,7 @@ ScriptWriter::ScriptWriter(const PerfFile& file, std::vector<uint32_t> fields, s
 ScriptWriter::~ScriptWriter() = default;
 
 void ScriptWriter::set_kernel_resolver(Resolver* resolver) {
+  resolver_ = resolver;
   if (tracepoints_) tracepoints_->set_kernel_symbols(KernelSymbolsOf(resolver));
 }
 
@@ -321,6 +410,10 @@ char* ScriptWriter::PutStart(char* p, uint32_t f, bool chain, const std::string&
 std::string AltHex(uint64_t v) { return v ? fmt::format("{:#x}", v) : std::string("0"); }
 
 void ScriptWriter::OnSideBand(const SideBandRecord& r) {
+  if (r.record->type == kRecordFinishedRound) {  // perf prints the name alone
+    out_->Append("PERF_RECORD_FINISHED_ROUND\n");
+    return;
+  }
   if (!r.evsel) return;
   const uint32_t f = fields_[static_cast<size_t>(r.evsel->index)];
   const bool chain = chains_[static_cast<size_t>(r.evsel->index)] && (f & kFieldIp);
@@ -368,6 +461,67 @@ void ScriptWriter::OnSideBand(const SideBandRecord& r) {
                      (e.prot & 4) ? 'x' : '-', (e.flags & 1) ? 's' : 'p', EscapeControl(e.filename));
       break;
     }
+    case kRecordSwitch:
+    case kRecordSwitchCpuWide: {  // perf_event__fprintf_switch
+      const bool out_switch = r.record->misc & kMiscSwitchOut;
+      const char* in_out = !out_switch                                ? "IN         "
+                           : !(r.record->misc & kMiscSwitchOutPreempt) ? "OUT        "
+                                                                        : "OUT preempt";
+      if (r.record->type == kRecordSwitch) {
+        fmt::format_to(out, "PERF_RECORD_SWITCH {}\n", in_out);
+      } else {
+        if (r.record->size < 16) return;
+        fmt::format_to(out, "PERF_RECORD_SWITCH_CPU_WIDE {}  {} pid/tid: {:5}/{:<5}\n", in_out,
+                       out_switch ? "next" : "prev", static_cast<int>(ld.U32(r.record->data + 8)),
+                       static_cast<int>(ld.U32(r.record->data + 12)));
+      }
+      break;
+    }
+    case kRecordLost: {
+      LostEvent e;
+      if (!DecodeLost(*r.record, ld, &e)) return;
+      fmt::format_to(out, "PERF_RECORD_LOST lost {}\n", e.lost);
+      break;
+    }
+    case kRecordNamespaces: {  // perf_event__fprintf_namespaces
+      const RecordView& rec = *r.record;
+      if (rec.size < 24) return;
+      static constexpr const char* kNames[] = {"net", "uts", "ipc", "pid", "user", "mnt", "cgroup"};
+      const uint64_t nr = ld.U64(rec.data + 16);
+      fmt::format_to(out, "PERF_RECORD_NAMESPACES {}/{} - nr_namespaces: {}\n\t\t[",
+                     static_cast<int>(ld.U32(rec.data + 8)), static_cast<int>(ld.U32(rec.data + 12)),
+                     static_cast<uint32_t>(nr));
+      const uint64_t shown = std::min<uint64_t>(static_cast<uint32_t>(nr), (rec.size - 24) / 16);
+      for (uint64_t i = 0; i < shown; ++i) {
+        if (i && i % 4 == 0) line += "\n\t\t ";
+        const uint8_t* link = rec.data + 24 + i * 16;
+        fmt::format_to(out, "{}/{}: {}/{}{}", i, i < std::size(kNames) ? kNames[i] : "UNKNOWN", ld.U64(link),
+                       AltHex(ld.U64(link + 8)), i + 1 != static_cast<uint32_t>(nr) ? ", " : "]\n");
+      }
+      break;
+    }
+    case kRecordCgroup: {  // " cgroup: id path"
+      const RecordView& rec = *r.record;
+      if (rec.size < 16) return;
+      const auto* path = reinterpret_cast<const char*>(rec.data + 16);
+      fmt::format_to(out, "PERF_RECORD_CGROUP cgroup: {} {}\n", ld.U64(rec.data + 8),
+                     EscapeControl(std::string_view(path, strnlen(path, rec.size - 16))));
+      break;
+    }
+    case kRecordKsymbol: {
+      KsymbolEvent e;
+      if (!DecodeKsymbol(*r.record, ld, &e)) return;
+      fmt::format_to(out, "PERF_RECORD_KSYMBOL addr {:x} len {} type {} flags 0x{:x} name {}\n", e.addr, e.len,
+                     e.ksym_type, e.flags, EscapeControl(e.name));
+      break;
+    }
+    case kRecordBpfEvent: {
+      const RecordView& rec = *r.record;
+      if (rec.size < 16) return;
+      fmt::format_to(out, "PERF_RECORD_BPF_EVENT type {}, flags {}, id {}\n", ld.U16(rec.data + 8),
+                     ld.U16(rec.data + 10), ld.U32(rec.data + 12));
+      break;
+    }
     default:
       return;
   }
@@ -397,13 +551,14 @@ uint64_t ScriptWriter::PrintedTime(uint64_t time) {
 void ScriptWriter::OnSample(const ResolvedSample& s) {
   const Evsel& ev = file_.evsels()[s.evsel];
   const uint32_t f = fields_[s.evsel];
+  if (f == 0) return;  // perf: a type without fields prints nothing (`-F sw:`, `-F flags`)
   const bool chain = chains_[s.evsel] && (f & kFieldIp);
   const AddrLocation& al = s.location;
   TextBuffer* out = out_.get();
   const std::string& comm = *s.comm;
   // perf_sample__fprintf_start. The bound: every field at its widest, with the line
   // of a sample without callchain.
-  char* p = out->Reserve(comm.size() + std::max(name_width_, ev.name.size()) + 160 +
+  char* p = out->Reserve(comm.size() + std::max(name_width_, ev.name.size()) + 240 +
                          (chain ? 0 : SymbolBound(al) + DsoNameBound(al.dso)));
   p = PutStart(p, f, chain, comm, static_cast<int>(s.sample_pid), static_cast<int>(s.tid), s.cpu, s.time);
   if (f & kFieldPeriod) {
@@ -411,6 +566,9 @@ void ScriptWriter::OnSample(const ResolvedSample& s) {
     *p++ = ' ';
   }
   if (f & kFieldEvent) p = PutStr(PutStrRight(p, ev.name, name_width_), ": ");
+  // perf_sample__fprintf_flags: "  %-21s " of the sample's flags, which only AUX-trace
+  // decoding sets: blank here.
+  if (print_flags_) p = PutStr(p, "                        ");
   // event_format__fprintf: the payload right after the event name (no separator of its
   // own: what follows starts with ' ' or '\n').
   if ((f & kFieldTrace) && tracepoints_ && !s.raw.empty()) {
@@ -420,6 +578,9 @@ void ScriptWriter::OnSample(const ResolvedSample& s) {
     out->Append(scratch_);
     p = out->Reserve(160 + (chain ? 0 : SymbolBound(al) + DsoNameBound(al.dso)));
   }
+
+  if (f & kFieldAddr) p = PutAddr(p, s, ev, f);
+  if (f & kFieldWeight) p = PutDec(p, s.weight, 16);
 
   if (f & kFieldIp) {
     if (chain) {
@@ -465,6 +626,28 @@ void ScriptWriter::OnSample(const ResolvedSample& s) {
     write_(out->view());
     out->clear();
   }
+}
+
+char* ScriptWriter::PutAddr(char* p, const ResolvedSample& s, const Evsel& ev, uint32_t f) {
+  p = PutHex(p, s.addr, 16);
+  // sample_addr_correlates_sym: only a page fault's address names code or data.
+  const uint64_t config = ev.attr.config;
+  if (ev.attr.type != kPerfTypeSoftware || !(config == 2 || config == 5 || config == 6) || !resolver_) return p;
+  // thread__resolve: the sample's cpumode, then (x86) the half the address is in.
+  AddrLocation al = resolver_->Resolve(s.thread, s.cpumode, s.addr);
+  if (!al.dso && (s.cpumode == kMiscKernel || s.cpumode == kMiscUser)) {
+    const uint16_t mode = s.addr >= (uint64_t{1} << 63) ? kMiscKernel : kMiscUser;
+    if (mode != s.cpumode) al = resolver_->Resolve(s.thread, mode, s.addr);
+  }
+  TextBuffer* out = out_.get();
+  out->Commit(p);
+  p = out->Reserve(SymbolBound(al) + DsoNameBound(al.dso) + SymbolBound(s.location) + DsoNameBound(s.location.dso) + 240);
+  if (f & kFieldSym) {
+    *p++ = ' ';
+    p = PutSymbol(p, al, f & kFieldSymOff);
+  }
+  if (f & kFieldDso) p = PutDso(p, al, &scratch_);
+  return p;
 }
 
 void ScriptWriter::PrintFrame(FrameSource* source, const Thread* thread, uint16_t cpumode, uint64_t ip,

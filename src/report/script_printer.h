@@ -9,6 +9,7 @@
 // 0x1000, ip 0x5632c98163a0 → callchain line "\t            13a0 hash_mix+0x30 (/tmp/hot)".
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -41,32 +42,69 @@ enum ScriptField : uint32_t {
   kFieldDso = 1u << 9,
   kFieldPeriod = 1u << 10,
   kFieldSrcline = 1u << 11,  // each callchain frame's source line, on a line of its own
+  kFieldTrace = 1u << 12,    // a tracepoint's payload (report/tracepoint_formatter.h)
+  kFieldAddr = 1u << 13,     // PERF_SAMPLE_ADDR ("%16lx"; a page fault's also as sym/dso)
+  kFieldWeight = 1u << 14,   // PERF_SAMPLE_WEIGHT or WEIGHT_STRUCT's low 32 bits ("%16lu")
   kFieldBrstack = 1u << 28,     // the branch stack: from/to addresses and flags
   kFieldBrstackSym = 1u << 29,  // the same with symbols (brstack wins when both are asked)
-  kFieldTrace = 1u << 12,    // a tracepoint's payload (report/tracepoint_formatter.h)
 };
 
-// A parsed -F argument: either a set (`comm,tid`), or changes to the defaults
-// (`+pid,-period`), or folded-stacks mode.
-struct ScriptFieldSpec {
-  enum class Mode { kDefault, kSet, kChange };
-  Mode mode = Mode::kDefault;
-  uint32_t fields = 0;   // kSet: the fields; kChange: the ones added
-  uint32_t removed = 0;  // kChange: the ones removed
-  bool folded = false;
+// perf's output types of -F (builtin-script.c output_type()): a `type:` prefix names
+// one; an event whose attr.type is none of these is kOutputOther.
+enum ScriptOutputType : uint8_t {
+  kOutputHardware,    // "hw"
+  kOutputSoftware,    // "sw"
+  kOutputTracepoint,  // "trace"
+  kOutputHwCache,     // (no prefix)
+  kOutputRaw,         // "raw"
+  kOutputBreakpoint,  // "break"
+  kOutputSynth,       // "synth"
+  kOutputOther,
+  kOutputTypes,
 };
-// Parses perf's -F syntax ("[type:]field,..."; "+f"/"-f" change the defaults).
+ScriptOutputType ScriptOutputTypeOf(uint32_t attr_type);
+
+// The fields of one output type (perf's output[type]).
+struct ScriptTypeFields {
+  uint32_t fields = 0;
+  uint32_t user_set_fields = 0;  // set by a list without `type:`: missing in the recording is an error
+  bool user_set = false;         // some -F named this type (drops the tracepoints' callchain defaults)
+  bool wildcard_set = false;     // false with user_set: `type:` with no field ("trace:")
+};
+
+// All -F arguments applied in order (perf's parse_output_fields): a list without a
+// `type:` prefix applies to every type (but where the field is invalid: `trace` for
+// hw/sw/hw-cache), one with a prefix to that type only; a list of `+f`/`-f` changes the
+// current fields, other lists replace them. `flags` is not per type.
+struct ScriptFieldSpec {
+  ScriptFieldSpec();  // perf 6.1's defaults
+  std::array<ScriptTypeFields, kOutputTypes> types;
+  bool print_flags = false;  // -F flags: the sample's branch flags column
+  bool folded = false;       // -F folded (perflens): folded stacks
+  bool set_by_user = false;  // some -F was given
+  std::vector<std::string> warnings;  // perf's warnings ("Overriding previous field request ...")
+};
+// Applies one -F argument. Errors carry perf's text (its exit code is 129).
+Status ApplyScriptFields(std::string_view arg, ScriptFieldSpec* spec);
+// Every -F argument in order; none: the defaults.
+Result<ScriptFieldSpec> ParseScriptFields(std::span<const std::string> args);
+// One -F argument; "": the defaults.
 Result<ScriptFieldSpec> ParseScriptFields(std::string_view arg);
 
-// The fields printed for `evsel`, following evsel__check_attr: the defaults are perf's
-// for the evsel's type (a tracepoint: comm, tid, cpu, time, event, trace; and ip, sym,
-// symoff, dso when it has callchains); `trace` applies to tracepoints only. A default field whose
-// sample_type bit is missing is dropped; an explicitly requested one is an error
-// (perf's message).
-Result<uint32_t> ResolveScriptFields(const ScriptFieldSpec& spec, const Evsel& evsel);
+// The fields printed for `evsel` (perf's evsel__check_attr on the first evsel of the
+// type, then perf_session__check_output_opt's tracepoint rule: with callchains in use
+// and no -F for tracepoints, ip, sym, symoff and dso too). A field whose sample_type bit
+// is missing is dropped, or an error with perf's message when a list without `type:`
+// asked for it (perf exits 255).
+Result<uint32_t> ResolveScriptFields(const ScriptFieldSpec& spec, const Evsel& evsel, bool use_callchain = true);
+// Every evsel's fields, resolved against the first evsel of its output type; and
+// perf's "<type> events do not exist" when `type:` named a type without fields or evsels.
+Result<std::vector<uint32_t>> ResolveEvselFields(const ScriptFieldSpec& spec, std::span<const Evsel> evsels,
+                                                 bool use_callchain);
 
 struct ScriptOptions {
-  std::string fields;               // -F; "" → perf's defaults; "folded" → folded stacks
+  // -F, each as given, applied in order; none → perf's defaults; "folded" → folded stacks.
+  std::vector<std::string> fields;
   bool folded_weight_period = false;  // --folded-weight period (default: sample count)
   bool hide_call_graph = false;     // -G
   int max_stack = 127;              // --max-stack
@@ -80,8 +118,13 @@ struct ScriptOptions {
   // The time field: --ns prints nanoseconds ("%5lu.%09lu"), --reltime counts from the
   // first printed sample, --deltatime from the one printed before.
   bool ns = false, reltime = false, deltatime = false;
-  // Side-band lines: COMM, FORK, EXIT (--show-task-events); MMAP, MMAP2 (--show-mmap-events).
+  // Side-band lines: COMM, FORK, EXIT (--show-task-events); MMAP, MMAP2 (--show-mmap-events);
+  // SWITCH, SWITCH_CPU_WIDE (--show-switch-events); LOST (--show-lost-events);
+  // NAMESPACES, CGROUP, KSYMBOL + BPF_EVENT (--show-namespace/cgroup/bpf-events);
+  // FINISHED_ROUND (--show-round-events: read in file order then, as perf does).
   bool show_task_events = false, show_mmap_events = false;
+  bool show_switch_events = false, show_lost_events = false, show_round_events = false;
+  bool show_namespace_events = false, show_cgroup_events = false, show_bpf_events = false;
   SymbolizeOptions symbolize;
 };
 
@@ -102,6 +145,9 @@ class ScriptWriter : public SampleConsumer {
     reltime_ = reltime;
     deltatime_ = deltatime;
   }
+  // -F flags: perf_sample__fprintf_flags' column after the event name (samples without
+  // AUX-trace flags print it blank).
+  void set_print_flags(bool print_flags) { print_flags_ = print_flags; }
   // Where the text goes (set before the session runs).
   void set_write(WriteFn write) { write_ = std::move(write); }
   // Names kernel addresses in tracepoint payloads (%pS), on the resolving thread.
@@ -133,6 +179,10 @@ class ScriptWriter : public SampleConsumer {
 
   const PerfFile& file_;
   bool ns_ = false, reltime_ = false, deltatime_ = false;
+  bool print_flags_ = false;
+  Resolver* resolver_ = nullptr;  // -F addr's sym/dso (the kernel resolver's)
+  // perf_sample__fprintf_addr: "%16lx", and for page faults the address's sym and dso.
+  char* PutAddr(char* p, const ResolvedSample& s, const Evsel& ev, uint32_t f);
   uint64_t initial_time_ = 0, previous_time_ = 0;
   std::unique_ptr<TracepointFormatter> tracepoints_;  // with the file's tracing data
   std::vector<uint32_t> fields_;   // per evsel

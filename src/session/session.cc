@@ -535,8 +535,12 @@ void Session::HandleRecord(const RecordView& r) {
     case kRecordLost: {
       LostEvent e;
       if (DecodeLost(r, file_->loader(), &e)) counters_.total_lost += e.lost;
+      if (((options_.side_band_types >> kRecordLost) & 1) && !options_.consumer_thread) DeliverSideBand(r);
       break;
     }
+    case kRecordFinishedRound:
+      if (options_.side_band_finished_round && !options_.consumer_thread) DeliverSideBand(r);
+      break;
     default: {
       const bool side_band = r.type < 64 && ((options_.side_band_types >> r.type) & 1) && !options_.consumer_thread;
       if (side_band && r.type == kRecordExit) DeliverSideBand(r);
@@ -725,6 +729,8 @@ void Session::ProcessDecoded(const Sample& s, const Evsel& sample_evsel, uint64_
   FillSample(thread, evsel, cpumode, s.pid, s.cpu, s.ip, &rs);
   rs.time = s.time;
   rs.period = s.period;
+  rs.addr = s.addr;
+  rs.weight = s.weight;
   const SampleFilter& filter = options_.filter;
   bool filtered = filter.ByThread(*thread);
   if (filtered && !options_.deliver_filtered) {
@@ -920,9 +926,22 @@ void Session::DeliverSideBand(const RecordView& r) {
       pid = e.pid, tid = e.tid;
       break;
     }
+    case kRecordNamespaces:  // perf prints it for the event's own thread
+      if (r.size < 16) return;
+      pid = ld.U32(r.data + 8), tid = ld.U32(r.data + 12);
+      break;
+    case kRecordFinishedRound: {  // no sample_id: the line alone
+      SideBandRecord round;
+      round.record = &r;
+      for (SampleConsumer* c : consumers_) c->OnSideBand(round);
+      return;
+    }
     default:
       break;
   }
+  // SWITCH, LOST, CGROUP, KSYMBOL, BPF_EVENT: perf prints them for the sample's thread.
+  const bool sample_thread = r.type != kRecordComm && r.type != kRecordFork && r.type != kRecordExit &&
+                             r.type != kRecordMmap && r.type != kRecordMmap2 && r.type != kRecordNamespaces;
   SideBandRecord sb;
   sb.record = &r;
   sb.evsel = file_->EvselForRecord(r);
@@ -932,6 +951,7 @@ void Session::DeliverSideBand(const RecordView& r) {
   } else {
     sb.id.pid = pid, sb.id.tid = tid, sb.id.cpu = 0, sb.id.time = own_time;
   }
+  if (sample_thread && sb.evsel && sb.evsel->attr.sample_id_all()) pid = sb.id.pid, tid = sb.id.tid;
   const std::vector<bool>& cpus = options_.filter.cpus;
   if (!cpus.empty() && (sb.id.cpu >= cpus.size() || !cpus[sb.id.cpu])) return;
   if (tid != UINT32_MAX) sb.thread = machine_->FindOrCreateThread(pid, tid);

@@ -60,6 +60,8 @@ struct ResolvedSample {
   uint64_t time = 0;           // PERF_SAMPLE_TIME, ns; 0 when coalesced
   uint64_t ip = 0;             // PERF_SAMPLE_IP
   uint64_t period = 0;         // PERF_SAMPLE_PERIOD (sum of nr_samples samples when coalesced)
+  uint64_t addr = 0;           // PERF_SAMPLE_ADDR (0 when coalesced)
+  uint64_t weight = 0;         // PERF_SAMPLE_WEIGHT, WEIGHT_STRUCT's low 32 bits (0 when coalesced)
   uint64_t nr_samples = 1;     // >1 only when coalesced
   AddrLocation location;       // of `ip`; dso and sym null when SampleNeeds::location is off
   // The callchain resolved leaf first (perf's order), when SampleNeeds::callchain;
@@ -287,6 +289,9 @@ struct SessionOptions {
   // Bit (1 << type) per record type (< 64) delivered to SampleConsumer::OnSideBand;
   // ignored with consumer_thread. -C (filter.cpus) applies to them, as in perf script.
   uint64_t side_band_types = 0;
+  // FINISHED_ROUND records to OnSideBand too, when read (perf script --show-round-events;
+  // the file is then read unordered, ReaderOptions::ordered).
+  bool side_band_finished_round = false;
   bool use_threads = true;       // a reading thread beside the resolving one
   bool consumer_thread = false;  // and consumers on a third (not with coalesce)
 };

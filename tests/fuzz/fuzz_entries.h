@@ -747,17 +747,26 @@ inline int FuzzCallGraph(const uint8_t* data, size_t size) {
 }
 
 // `perflens script`: the default text (no control bytes but '\n' and '\t', at most one
-// sample line per usable sample) and `-F folded` (sorted unique stacks whose weights add
+// sample line per usable sample), the same with every --show-*-events and +addr,+weight,
+// +flags, and `-F folded` (sorted unique stacks whose weights add
 // up to the samples).
 inline int FuzzScript(const uint8_t* data, size_t size) {
   Invariants inv;
-  for (bool folded : {false, true}) {
+  for (int pass : {0, 1, 2}) {
+    const bool folded = pass == 1;
     auto f = FuzzOpen(data, size);
     if (!f) return 0;
     ScriptOptions o;
     o.symbolize = FuzzReportOptions().symbolize;
-    if (folded) o.fields = "folded";
-    else if (size & 1) o.fields = "comm,pid,tid,cpu,time,event,ip,sym,symoff,dso,period";
+    if (folded) o.fields = {"folded"};
+    else if (size & 1) o.fields = {"comm,pid,tid,cpu,time,event,ip,sym,symoff,dso,period"};
+    // The side-band lines and the sample's addr/weight/flags columns.
+    const bool side_band = pass == 2;
+    if (side_band) {
+      o.fields.push_back("+addr,+weight,+flags");
+      o.show_task_events = o.show_mmap_events = o.show_switch_events = o.show_lost_events = true;
+      o.show_round_events = o.show_namespace_events = o.show_cgroup_events = o.show_bpf_events = true;
+    }
     auto script = Script::Create(f.get(), o);
     if (!script.ok()) continue;
     std::string out;
@@ -771,7 +780,7 @@ inline int FuzzScript(const uint8_t* data, size_t size) {
     } else if (CheckNoControlBytes("script", out, true, &inv)) {
       uint64_t sample_lines = 0;
       for (std::string_view l : Lines(out))
-        if (!l.empty() && l[0] != '\t') ++sample_lines;
+        if (!l.empty() && l[0] != '\t' && l.find("PERF_RECORD_") == std::string_view::npos) ++sample_lines;
       inv.Expect(sample_lines <= c.nr_samples, "{} sample lines for {} samples", sample_lines, c.nr_samples);
     }
     Sink((*script)->SummaryLines().size());  // raw; escaped by the CLI

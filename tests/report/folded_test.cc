@@ -80,7 +80,7 @@ struct FoldedRun {
 FoldedRun RunFolded(const std::vector<uint8_t>& bytes, ScriptOptions options) {
   auto file = PerfFile::FromBytes(MappedFile::FromBuffer(bytes));
   EXPECT_TRUE(file.ok());
-  options.fields = "folded";
+  options.fields = {"folded"};
   auto script = Script::Create(file->get(), options);
   EXPECT_TRUE(script.ok()) << script.error().message;
   FoldedRun r;
@@ -191,7 +191,7 @@ TEST(FoldedRealTest, RecordedCountsSumToSamples) {
   auto file = PerfFile::Open(data);
   ASSERT_TRUE(file.ok()) << file.error().message;
   ScriptOptions options;
-  options.fields = "folded";
+  options.fields = {"folded"};
   auto script = Script::Create(file->get(), options);
   ASSERT_TRUE(script.ok());
   std::string text;

@@ -183,7 +183,7 @@ TEST(ScriptTest, RepeatedCallchainLinesFollowMapChanges) {
   s.time += 1000;
   s.callchain = {kContextKernel, kKernelText + 0x110, kContextUser, kJitStart + 0x110, kContextGuest, 0x1000};
   w.Sample(ev, s);
-  fx.options.fields = "ip,sym,symoff,dso";
+  fx.options.fields = {"ip,sym,symoff,dso"};
   const std::vector<std::string> before = {
       "\tffffffff81000110 do_syscall_64+0x10 ([kernel.kallsyms])",
       "\t    7f0000000110 jit_leaf+0x10 (" + fx.jit_map + ")",
@@ -243,20 +243,20 @@ TEST(ScriptTest, FieldsSelectColumnsAsPerf) {
   std::vector<uint8_t> bytes = w.Finish();
   std::string tid = std::to_string(fx.pid);
 
-  fx.options.fields = "comm,pid,tid,time";  // no ip: comm is padded, no frames
+  fx.options.fields = {"comm,pid,tid,time"};  // no ip: comm is padded, no frames
   EXPECT_EQ(Lines(fx.Run(bytes)), std::vector<std::string>{"            prog " + tid + "/" + tid + "     7.000000: "});
-  fx.options.fields = "tid,ip,sym";
+  fx.options.fields = {"tid,ip,sym"};
   EXPECT_EQ(Lines(fx.Run(bytes)), (std::vector<std::string>{tid + " ", "\tffffffff81000110 do_syscall_64",
                                                              "\t    7f0000000110 jit_leaf", ""}));
-  fx.options.fields = "-period,-time,+pid";
+  fx.options.fields = {"-period,-time,+pid"};
   EXPECT_EQ(Lines(fx.Run(bytes))[0], "prog " + tid + "/" + tid + " cpu-clock: ");
-  fx.options.fields = "-period,-time";
+  fx.options.fields = {"-period,-time"};
   EXPECT_EQ(Lines(fx.Run(bytes))[0], "prog " + tid + " cpu-clock: ");
-  fx.options.fields = "ip,dso";
+  fx.options.fields = {"ip,dso"};
   EXPECT_EQ(Lines(fx.Run(bytes))[2], "\t    7f0000000110 (" + fx.jit_map + ")");
-  fx.options.fields = "sw:comm";
+  fx.options.fields = {"sw:comm"};
   EXPECT_EQ(Lines(fx.Run(bytes)), std::vector<std::string>{"            prog "});
-  fx.options.fields = "";
+  fx.options.fields = {};
   fx.options.hide_call_graph = true;  // -G: one line with the raw sample ip
   EXPECT_EQ(Lines(fx.Run(bytes)),
             std::vector<std::string>{"            prog " + tid +
@@ -273,7 +273,7 @@ TEST(ScriptTest, FiltersByCommPidTid) {
   w.Sample(ev, At(fx.pid, 1000, 0x10));
   w.Sample(ev, At(fx.pid + 1, 2000, 0x20));
   std::vector<uint8_t> bytes = w.Finish();
-  fx.options.fields = "comm";
+  fx.options.fields = {"comm"};
   EXPECT_EQ(Lines(fx.Run(bytes)).size(), 2u);
   fx.options.comms = {"other"};
   EXPECT_EQ(Lines(fx.Run(bytes)), std::vector<std::string>{"           other "});
@@ -301,19 +301,17 @@ TEST(ScriptTest, EventNamesRightAlignedToLongest) {
   w.Sample(a, s);
   s.id = 2;
   w.Sample(b, s);
-  fx.options.fields = "event";
+  fx.options.fields = {"event"};
   EXPECT_EQ(Lines(fx.Run(w.Finish())), (std::vector<std::string>{" cpu-clock: ", "task-clock: "}));
 }
 
 TEST(ScriptFieldsTest, ParsesPerfSyntax) {
   auto set = ParseScriptFields("comm,tid,time,ip,sym");
   ASSERT_TRUE(set.ok());
-  EXPECT_EQ(set->mode, ScriptFieldSpec::Mode::kSet);
-  EXPECT_EQ(set->fields, kFieldComm | kFieldTid | kFieldTime | kFieldIp | kFieldSym);
+  EXPECT_EQ(set->types[kOutputSoftware].fields, kFieldComm | kFieldTid | kFieldTime | kFieldIp | kFieldSym);
   auto add = ParseScriptFields("+pid");
   ASSERT_TRUE(add.ok());
-  EXPECT_EQ(add->mode, ScriptFieldSpec::Mode::kChange);
-  EXPECT_EQ(add->fields, kFieldPid);
+  EXPECT_EQ(add->types[kOutputSoftware].fields, ScriptFieldSpec().types[kOutputSoftware].fields | kFieldPid);
   EXPECT_TRUE(ParseScriptFields("folded")->folded);
   EXPECT_FALSE(ParseScriptFields("comm,+pid").ok());
   EXPECT_FALSE(ParseScriptFields("comm,bogus").ok());
@@ -388,7 +386,7 @@ void CompareWithPerf(const std::string& record_args, const std::string& script_f
   auto file = PerfFile::Open(data);
   ASSERT_TRUE(file.ok()) << file.error().message;
   ScriptOptions options;
-  options.fields = script_fields;
+  if (!script_fields.empty()) options.fields = {script_fields};
   auto script = Script::Create(file->get(), options);
   ASSERT_TRUE(script.ok()) << script.error().message;
   std::string ours;

@@ -183,3 +183,28 @@ TEST_F(PagerTest, NoPagerWhenPerfWouldNotPage) {
 
 }  // namespace
 }  // namespace perflens::scenario
+
+namespace perflens::scenario {
+namespace {
+
+// perf 6.1 script -F: a field string it cannot parse is a usage error (129); a field a
+// list without `type:` asks for and the recording lacks, 255; both with perf's text.
+TEST(CliTest, ScriptFieldErrorsExitAsPerfDoes) {
+  const std::string data = ShellQuote(ScenarioSourceDir() + "/fixtures/threads/perf.data");
+  CommandResult r = Perflens("script -F ip,addr -i " + data);
+  EXPECT_EQ(r.exit_code, 255);
+  EXPECT_EQ(r.err, "Samples for 'cpu-clock:pppH' event do not have ADDR attribute set. Cannot print 'addr' field.\n");
+  EXPECT_EQ(r.out, "");
+  r = Perflens("script -F foo:ip -i " + data);
+  EXPECT_EQ(r.exit_code, 129);
+  EXPECT_EQ(r.err, "Invalid event type in field string.\n");
+  r = Perflens("script -F sw:ip,-sym -i " + data);
+  EXPECT_EQ(r.exit_code, 129);
+  EXPECT_EQ(r.err, "Cannot mix +-field with overridden fields\n");
+  r = Perflens("script -F trace: -i " + data);
+  EXPECT_EQ(r.exit_code, 255);
+  EXPECT_EQ(r.err, "tracepoint events do not exist. Remove corresponding -F option to proceed.\n");
+}
+
+}  // namespace
+}  // namespace perflens::scenario

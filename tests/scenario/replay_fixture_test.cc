@@ -52,6 +52,9 @@ const std::vector<std::string> kDwarfFixtures = {
 // same agreement per fixture). dwarf_m32 is the exception of AgreesWithPerf: perf 6.1
 // cannot unwind i386 stacks ("unwind: target platform=x86 is not supported") and
 // prints no user frame; ReplayDwarfFixture.M32ChainsReachMain tests the truth instead.
+// perf script's fields and side-band lines (script_fields/README.md): only the modes
+// that name them (SCOPE `all` leaves them out).
+const std::vector<std::string> kScriptFixtures = {"script_fields", "lost_events", "switch_cpu_wide"};
 constexpr bool kDwarfFixturesEnabled = true;
 constexpr const char* kPerfCannotUnwind = "dwarf_m32";
 
@@ -69,12 +72,13 @@ std::vector<FixtureCase> CasesOf(bool with_dwarf) {
     std::string mode = line.substr(0, a), scope = line.substr(a + 1, b - a - 1), args = line.substr(b + 1);
     for (const auto& [list_scope, list] :
          {std::pair{"callchain", &kCallchainFixtures}, std::pair{"agreement", &kAgreementFixtures},
-          std::pair{"dwarf", &kDwarfFixtures}}) {
+          std::pair{"dwarf", &kDwarfFixtures}, std::pair{"script", &kScriptFixtures}}) {
       if (list == &kDwarfFixtures && !with_dwarf) continue;
       for (const std::string& f : *list) {
         // SCOPE is a list's name, `all`, or fixture names separated by spaces.
         const bool named = (" " + scope + " ").find(" " + f + " ") != std::string::npos;
-        if (scope == "all" || scope == list_scope || named) cases.push_back({f, mode, args});
+        if ((scope == "all" && list != &kScriptFixtures) || scope == list_scope || named)
+          cases.push_back({f, mode, args});
       }
     }
   }
