@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "report/hierarchy_printer.h"
 #include "report/output_fields.h"
 
 namespace perflens {
@@ -264,6 +265,11 @@ Status PrintReportStdio(const HistsOutput& report, std::string* out) {
         f.width = std::max<size_t>(f.width, 16);
     }
 
+    if (o.hierarchy) {
+      AppendHierarchy(report, h, fields, out);
+      out->append("\n\n");
+      continue;
+    }
     // Header.
     out->append("# ");
     for (size_t i = 0; i < fields.size(); ++i) {
