@@ -15,7 +15,8 @@ constexpr size_t kIndent = 3;  // perf's HIERARCHY_INDENT
 // (compared as printed, perf's hierarchy insert by se_collapse), with their summed stats.
 struct Node {
   const HistEntry* e = nullptr;  // its first row: the key values printed
-  HistStat stat;
+  std::vector<HistStat> stats;   // per member
+  const HistEntry* chain_row = nullptr;  // a last-level entry's first leader row
   std::vector<std::unique_ptr<Node>> children;
 };
 
@@ -31,14 +32,23 @@ std::string_view Trim(std::string_view s) {
 
 class Printer {
  public:
-  Printer(const HistsOutput& report, const Hists& h, const std::vector<OutputField>& fields)
-      : report_(report), h_(h), sep_(report.options().field_separator) {
-    for (const OutputField& f : fields) (f.numeric() ? values_ : keys_).push_back(&f);
+  Printer(const HistsOutput& report, const std::vector<const Hists*>& hists, const std::vector<OutputField>& fields,
+          const std::vector<size_t>& member_len)
+      : report_(report), hists_(hists), h_(*hists[0]), sep_(report.options().field_separator) {
+    for (size_t i = 0; i < fields.size(); ++i) {
+      if (!fields[i].numeric()) {
+        keys_.push_back(&fields[i]);
+        continue;
+      }
+      values_.push_back(&fields[i]);
+      value_len_.push_back(hists.size() > 1 && i < member_len.size() ? member_len[i] : fields[i].width);
+    }
     levels_ = keys_.size();
   }
 
-  void Build() {
-    for (const HistEntry* e : h_.Sorted(false)) {
+  void Build(const std::vector<HierarchyRow>& rows) {
+    for (const HierarchyRow& row : rows) {
+      const HistEntry* e = row.e;
       Node* parent = &root_;
       for (size_t level = 0; level < levels_; ++level) {
         // Siblings are told apart by the level's key (they agree on the keys above).
@@ -48,11 +58,13 @@ class Printer {
           parent->children.push_back(std::make_unique<Node>());
           found = parent->children.back().get();
           found->e = e;
+          found->stats.resize(hists_.size());
         }
-        Add(&found->stat, e->self);
+        for (size_t k = 0; k < row.vals.size() && k < found->stats.size(); ++k)
+          if (row.vals[k]) Add(&found->stats[k], row.vals[k]->self);
         parent = found;
       }
-      leaf_rows_[parent].push_back(e);
+      if (!parent->chain_row && !row.vals.empty()) parent->chain_row = row.vals[0];
     }
     SortChildren(&root_, 0);
   }
@@ -108,7 +120,8 @@ class Printer {
     if (level >= levels_) return;
     const SortKey* key = keys_[level]->key;
     std::stable_sort(n->children.begin(), n->children.end(), [&](const auto& a, const auto& b) {
-      if (a->stat.period != b->stat.period) return a->stat.period > b->stat.period;
+      for (size_t k = 0; k < a->stats.size(); ++k)  // the leader's, then each member's
+        if (a->stats[k].period != b->stats[k].period) return a->stats[k].period > b->stats[k].period;
       return key->order(*a->e, *b->e) < 0;
     });
     for (auto& c : n->children) SortChildren(c.get(), level + 1);
@@ -116,7 +129,7 @@ class Printer {
 
   bool Shown(const Node& n) const {
     const double limit = report_.options().percent_limit;
-    return !(limit > 0 && Percent(n.stat.period, h_.total_period) < limit);
+    return !(limit > 0 && Percent(n.stats[0].period, h_.total_period) < limit);
   }
 
   void PrintChildren(const Node& n, size_t depth, std::string* out) const {
@@ -141,35 +154,48 @@ class Printer {
   void PrintEntry(const Node& n, size_t depth, std::string* out) const {
     const bool use_sep = !sep_.empty();
     out->append(depth * kIndent, ' ');
-    std::string one;
+    std::string one, cell;
     for (size_t i = 0; i < values_.size(); ++i) {
       const OutputField& f = *values_[i];
       if (!use_sep || i) out->append(use_sep ? sep_ : "  ");
-      one.clear();
-      switch (f.kind) {
-        case FieldKind::kOverhead: fmt::format_to(std::back_inserter(one), "{:.2f}%", Percent(n.stat.period, h_.total_period)); break;
-        case FieldKind::kOverheadSys: fmt::format_to(std::back_inserter(one), "{:.2f}%", Percent(n.stat.period_sys, h_.total_period)); break;
-        case FieldKind::kOverheadUs: fmt::format_to(std::back_inserter(one), "{:.2f}%", Percent(n.stat.period_us, h_.total_period)); break;
-        case FieldKind::kChildren: fmt::format_to(std::back_inserter(one), "{:.2f}%", Percent(n.stat.period, h_.total_period)); break;
-        case FieldKind::kSamples: fmt::format_to(std::back_inserter(one), "{}", n.stat.nr_samples); break;
-        case FieldKind::kPeriod: fmt::format_to(std::back_inserter(one), "{}", n.stat.period); break;
-        case FieldKind::kSortKey: break;
+      cell.clear();
+      // One value per member, each in its own width (as the flat layout).
+      for (size_t k = 0; k < n.stats.size(); ++k) {
+        const HistStat& st = n.stats[k];
+        const uint64_t total = hists_[k]->total_period;
+        one.clear();
+        switch (f.kind) {
+          case FieldKind::kOverhead: fmt::format_to(std::back_inserter(one), "{:.2f}%", Percent(st.period, total)); break;
+          case FieldKind::kOverheadSys: fmt::format_to(std::back_inserter(one), "{:.2f}%", Percent(st.period_sys, total)); break;
+          case FieldKind::kOverheadUs: fmt::format_to(std::back_inserter(one), "{:.2f}%", Percent(st.period_us, total)); break;
+          case FieldKind::kChildren: fmt::format_to(std::back_inserter(one), "{:.2f}%", Percent(st.period, total)); break;
+          case FieldKind::kSamples: fmt::format_to(std::back_inserter(one), "{}", st.nr_samples); break;
+          case FieldKind::kPeriod: fmt::format_to(std::back_inserter(one), "{}", st.period); break;
+          case FieldKind::kSortKey: break;
+        }
+        if (use_sep) {
+          if (k) cell.push_back(' ');
+          cell.append(one);
+        } else {
+          if (one.size() < value_len_[i]) cell.append(value_len_[i] - one.size(), ' ');
+          cell.append(one);
+        }
       }
       if (use_sep) {
         // perf's " %-*s" in separator mode.
         out->push_back(' ');
-        out->append(one);
-        if (one.size() + 1 < f.width) out->append(f.width - 1 - one.size(), ' ');
+        out->append(cell);
+        if (cell.size() + 1 < f.width) out->append(f.width - 1 - cell.size(), ' ');
       } else {
-        if (one.size() < f.width) out->append(f.width - one.size(), ' ');
-        out->append(one);
+        if (cell.size() < f.width) out->append(f.width - cell.size(), ' ');
+        out->append(cell);
       }
     }
     const size_t nodes = levels_ + 1;
     if (!use_sep && nodes >= 2) out->append((nodes - 2) * kIndent, ' ');
     // The level's key, padded as a column but with leading blanks dropped (perf's ltrim).
     const OutputField& f = *keys_[depth];
-    std::string cell;
+    cell.clear();
     f.key->print(*n.e, &cell);
     if (use_sep) std::replace(cell.begin(), cell.end(), sep_[0], '.');
     else if (f.key->truncate && cell.size() > f.width) cell.resize(f.width);
@@ -178,32 +204,32 @@ class Printer {
     out->append(cell, std::min(cell.find_first_not_of(' '), cell.size()));
     out->push_back('\n');
     if (depth + 1 == levels_ && report_.call_graph().mode != CallGraphMode::kNone) {
-      // The leaf's call graph, as the flat layout prints it (the first of its rows).
-      auto rows = leaf_rows_.find(&n);
-      if (rows != leaf_rows_.end() && !rows->second.empty()) {
-        const HistEntry* e = rows->second.front();
+      // The leaf's call graph, as the flat layout prints it (its first leader row's).
+      if (const HistEntry* e = n.chain_row)
         if (auto chain = h_.BuildChain(e, report_.call_graph()))
           PrintCallchain(*chain, report_.call_graph(), h_.all_period(), e->self.period, out, h_.total_period);
-      }
     }
   }
 
   const HistsOutput& report_;
-  const Hists& h_;
+  const std::vector<const Hists*>& hists_;
+  const Hists& h_;  // the leader's
   const std::string& sep_;
   std::vector<const OutputField*> values_, keys_;
+  std::vector<size_t> value_len_;  // parallel to values_: one member's width
   size_t levels_ = 0;
   Node root_;
   std::map<const Node*, Index> child_index_;
-  std::map<const Node*, std::vector<const HistEntry*>> leaf_rows_;
 };
 
 }  // namespace
 
-void AppendHierarchy(const HistsOutput& report, const Hists& h, const std::vector<OutputField>& fields,
-                     std::string* out) {
-  Printer p(report, h, fields);
-  p.Build();
+void AppendHierarchy(const HistsOutput& report, const std::vector<const Hists*>& hists,
+                     const std::vector<HierarchyRow>& rows, const std::vector<OutputField>& fields,
+                     const std::vector<size_t>& member_len, std::string* out) {
+  if (hists.empty()) return;
+  Printer p(report, hists, fields, member_len);
+  p.Build(rows);
   p.Print(out);
 }
 

@@ -266,7 +266,12 @@ Status PrintReportStdio(const HistsOutput& report, std::string* out) {
     }
 
     if (o.hierarchy) {
-      AppendHierarchy(report, h, fields, out);
+      std::vector<HierarchyRow> hrows;
+      for (const GroupRow& r : rows) {
+        hrows.push_back({r.e, {}});
+        for (size_t k = 0; k < nm; ++k) hrows.back().vals.push_back(section.val(r, k));
+      }
+      AppendHierarchy(report, section.hists, hrows, fields, member_len, out);
       out->append("\n\n");
       continue;
     }
