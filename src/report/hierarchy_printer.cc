@@ -17,6 +17,7 @@ struct Node {
   const HistEntry* e = nullptr;  // its first row: the key values printed
   std::vector<HistStat> stats;   // per member
   const HistEntry* chain_row = nullptr;  // a last-level entry's first leader row
+  bool visible = false;  // has a row -x keeps (every row without -x)
   std::vector<std::unique_ptr<Node>> children;
 };
 
@@ -62,6 +63,7 @@ class Printer {
         }
         for (size_t k = 0; k < row.vals.size() && k < found->stats.size(); ++k)
           if (row.vals[k]) Add(&found->stats[k], row.vals[k]->self);
+        found->visible |= !report_.options().exclude_other || e->parent;
         parent = found;
       }
       if (!parent->chain_row && !row.vals.empty()) parent->chain_row = row.vals[0];
@@ -129,6 +131,7 @@ class Printer {
 
   bool Shown(const Node& n) const {
     const double limit = report_.options().percent_limit;
+    if (!n.visible) return false;
     return !(limit > 0 && Percent(n.stats[0].period, h_.total_period) < limit);
   }
 

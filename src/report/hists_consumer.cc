@@ -126,7 +126,7 @@ void HistsConsumer::OnSample(const ResolvedSample& sample) {
       hists.nr_non_filtered_samples -= s.nr_samples;
       if (s.cpumode == kMiscKernel) hists.non_filtered_period_sys -= s.period;
       else if (s.cpumode == kMiscUser) hists.non_filtered_period_us -= s.period;
-      return;
+      if (!keep_excluded_rows_) return;
     }
   }
   size_t self_row = hists.FindOrAdd(proto);

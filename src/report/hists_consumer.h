@@ -56,6 +56,9 @@ class HistsConsumer : public SampleConsumer {
   void set_ignore_callees(const std::regex* pattern) { ignore_callees_ = pattern; }
   // The "time" key's bucket in ns (perf's --time-quantum); 0: every time its own row.
   void set_time_quantum(uint64_t ns) { time_quantum_ = ns; }
+  // -x with --hierarchy: samples without a parent still make rows (perf's upper levels
+  // sum them; the printer hides the rows themselves).
+  void set_keep_excluded_rows(bool on) { keep_excluded_rows_ = on; }
   // perf report's branch mode: each sample adds one row per branch-stack entry, with a
   // period of 1 (perf's iter_add_next_branch_entry: "the percentage of total branches
   // captured"), instead of its own row. The session must hand over branch stacks
@@ -89,6 +92,7 @@ class HistsConsumer : public SampleConsumer {
   // The sample's parent: its first callchain frame (leaf first) whose symbol matches.
   void FindParent(const ResolvedSample& s, HistEntry* proto);
   uint64_t time_quantum_ = 0;
+  bool keep_excluded_rows_ = false;
   const std::regex* ignore_callees_ = nullptr;
   std::unordered_map<const Symbol*, bool> ignore_matches_;  // its results by symbol
   // `s` with its chain cut and its location moved for --ignore-callees into `cut`;

@@ -148,6 +148,7 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   }
   r->hists_->set_branch_mode(r->branch_mode_);
   r->hists_->set_time_quantum(options.time_quantum);
+  r->hists_->set_keep_excluded_rows(options.hierarchy && options.exclude_other);
   for (const SortKey* k : *keys)
     if (k->name == std::string_view("trace")) {
       r->trace_texts_ = std::make_unique<TraceTexts>(file->evsels(), file->env().tracing_data.get());

@@ -220,7 +220,9 @@ Status PrintReportStdio(const HistsOutput& report, std::string* out) {
     auto fields_or = BuildOutputFields(o.fields, h.keys(), children, o.show_nr_samples, o.show_total_period);
     if (!fields_or) return fields_or.error();
     std::vector<OutputField> fields = std::move(*fields_or);
-    std::erase_if(fields, [&](const OutputField& f) { return f.key && ElidedKey(o, h.keys(), f.key->name); });
+    // --hierarchy keeps an elided key's level (perf prints the line and the level).
+    if (!o.hierarchy)
+      std::erase_if(fields, [&](const OutputField& f) { return f.key && ElidedKey(o, h.keys(), f.key->name); });
     const std::string name = group ? GroupTitle(evsels, ei, report.forced_leader()) : ev ? ev->name : std::string();
     // "events" whenever the evsel leads more than one, grouped view or not (perf).
     fmt::format_to(std::back_inserter(*out), "# Samples: {} of event{} '{}'", SamplesWithUnit(nr_samples),
@@ -245,6 +247,7 @@ Status PrintReportStdio(const HistsOutput& report, std::string* out) {
       if (f.key->fixed_width) continue;
       for (const GroupRow& r : rows) {
         const HistEntry* e = r.e;
+        if (o.exclude_other && !e->parent) continue;  // kept for --hierarchy's sums only
         cell.clear();
         size_t w;
         if (f.key->col_len) {
