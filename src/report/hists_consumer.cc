@@ -217,7 +217,7 @@ bool HistsConsumer::CutIgnoredCallees(const ResolvedSample& s, ResolvedSample* c
   for (size_t k = 0; k < n; ++k) {
     const size_t i = caller ? n - 1 - k : k;
     const Symbol* sym = s.callchain[i].al.sym;
-    if (!sym) continue;
+    if (!sym || s.callchain[i].unwound) continue;
     if (parent_pattern_ && !parent_seen && Matches(*parent_pattern_, &parent_matches_, sym)) {
       parent_seen = true;
       continue;

@@ -50,7 +50,8 @@ class HistsConsumer : public SampleConsumer {
     exclude_other_ = exclude_other;
   }
   // --ignore-callees: a sample's callchain is cut at the last frame, in callchain order,
-  // whose symbol matches `pattern` (a frame taken as the parent excepted), and the
+  // whose symbol matches `pattern` (a frame taken as the parent and DWARF-unwound frames
+  // excepted), and the
   // sample is charged to that frame (perf's add_callchain_ip resets its cursor there and
   // makes the frame the sample's location). Not owned; set before the session runs.
   void set_ignore_callees(const std::regex* pattern) { ignore_callees_ = pattern; }
