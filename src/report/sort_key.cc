@@ -278,7 +278,8 @@ void JsonTrace(const HistEntry& e, nlohmann::json* row) { (*row)["trace"] = std:
 
 // time: the sample time's bucket, earliest first among equal overheads (perf's
 // sort__time_cmp), printed as seconds with 6 decimals, or 9 with --ns (its
-// timestamp__scnprintf_usec/nsec), at least 12 (16) wide.
+// timestamp__scnprintf_usec/nsec) in a column 12 (16) wide that cuts longer texts
+// ("%-.*s": a sample without PERF_SAMPLE_TIME has time -1, "18446744073.").
 void IdTime(const HistEntry& e, CommIds*, uint64_t* w) { w[0] = e.time; }
 int OrderTime(const HistEntry& a, const HistEntry& b) { return CmpValue(a.time, b.time); }
 void PrintTimeUs(const HistEntry& e, std::string* out) {
@@ -289,7 +290,8 @@ void PrintTimeNs(const HistEntry& e, std::string* out) {
 }
 void JsonTime(const HistEntry& e, nlohmann::json* row) { (*row)["time"] = e.time; }
 constexpr SortKey kTimeNsKey = {.name = "time", .header = "Time", .id = IdTime, .collapse = OrderTime,
-                                .order = OrderTime, .print = PrintTimeNs, .json = JsonTime, .min_width = 16};
+                                .order = OrderTime, .print = PrintTimeNs, .json = JsonTime, .pad_last = false,
+                                .min_width = 16, .fixed_width = true, .truncate = true};
 
 constexpr SortKey kSortKeys[] = {
     {.name = "comm", .header = "Command", .id = IdComm, .collapse = CollapseComm, .order = OrderComm,
@@ -321,7 +323,8 @@ constexpr SortKey kSortKeys[] = {
     {.name = "cycles", .header = "Basic Block Cycles", .id = IdCycles, .collapse = CollapseCycles,
      .order = OrderCycles, .print = PrintCycles, .json = JsonCycles},
     {.name = "time", .header = "Time", .id = IdTime, .collapse = OrderTime, .order = OrderTime,
-     .print = PrintTimeUs, .json = JsonTime, .min_width = 12},
+     .print = PrintTimeUs, .json = JsonTime, .pad_last = false, .min_width = 12, .fixed_width = true,
+     .truncate = true},
     {.name = "trace", .header = "Trace output", .id = IdTrace, .collapse = OrderTrace, .order = OrderTrace,
      .print = PrintTrace, .json = JsonTrace, .pad_last = false},
 };
