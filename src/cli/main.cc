@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <string_view>
 #include <optional>
 #include <string>
 #include <vector>
@@ -56,6 +58,7 @@ struct ReportArgs {
   bool inverted = false;         // -G
   bool quiet = false;            // -q
   std::string percentage;        // --percentage relative|absolute
+  std::string time_quantum;      // --time-quantum N[s|ms|us|ns]
   // perf report's other outputs, which perflens also has as subcommands.
   bool header_only = false;      // --header-only: `perflens header`
   bool show_info = false;        // -I/--show-info: the header with every feature in full
@@ -81,6 +84,19 @@ int RunReport(ReportArgs& a, const ReaderOptions& reader) {
     a.stdio_color = "auto";
   }
   o.color = a.stdio_color == "always" || (a.stdio_color == "auto" && isatty(STDOUT_FILENO));
+  if (!a.time_quantum.empty()) {
+    // perf's parse_time_quantum: a number (ns) with an optional s/ms/us/ns unit, not 0.
+    char* end = nullptr;
+    const unsigned long long q = std::strtoull(a.time_quantum.c_str(), &end, 0);
+    std::string_view unit(end);
+    while (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);
+    const uint64_t scale = unit.empty() || unit == "ns" ? 1 : unit == "us" ? 1000 : unit == "ms" ? 1000000
+                           : unit == "s"                    ? 1000000000
+                                                            : 0;
+    if (end == a.time_quantum.c_str() || scale == 0) return Fail(Error{fmt::format("Cannot parse time quantum `{}'", a.time_quantum)});
+    if (q == 0) return Fail(Error{"time quantum cannot be 0"});
+    o.time_quantum = q * scale;
+  }
   if (!a.call_graph.empty()) o.call_graph = a.call_graph;
   else if (a.bare_call_graph) o.call_graph = "graph,0.5,caller,function,percent";  // perf's CALLCHAIN_DEFAULT_OPT
   if (a.inverted) o.call_graph += ",caller";
@@ -185,6 +201,11 @@ int main(int argc, char** argv) {
   report->add_option("--percentage", ra.percentage,
                      "relative: percentages of what the filters keep; absolute (default): of all samples");
   report->add_option("--max-stack", ra.options.max_stack, "Callchain depth limit");
+  report->add_flag("--hierarchy", ra.options.hierarchy, "One level per sort key, each with its overhead");
+  report->add_option("--ignore-callees", ra.options.ignore_callees,
+                     "Regex of functions whose callees are merged into them (callchains cut there)");
+  report->add_flag("--ns", ra.options.ns, "The time key in nanoseconds (default microseconds)");
+  report->add_option("--time-quantum", ra.time_quantum, "The time key's bucket: N[s|ms|us|ns] (default 100ms)");
   AddInlineFlags(report, &ra.options.inline_frames);
   AddReturnAddressFlags(report, &ra.options.adjust_return_addresses);
   AddQuietFlag(report, &ra.quiet);

@@ -63,6 +63,8 @@ struct HistEntry {
   // with its id; nullptr unless a report sorts by it.
   const std::string* trace = nullptr;
   uint32_t trace_id = 0;
+  // The "time" key: the sample time (ns) rounded down to the time quantum (perf's hist_time).
+  uint64_t time = 0;
   HistStat self;
   HistStat acc;  // Children: self plus periods of samples whose chain passes here
 };

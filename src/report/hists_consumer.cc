@@ -34,8 +34,9 @@ HistsConsumer::HistsConsumer(size_t nr_evsels, const std::vector<const SortKey*>
 namespace {
 
 // The row a sample adds its self period to.
-HistEntry SelfProto(const ResolvedSample& s) {
+HistEntry SelfProto(const ResolvedSample& s, uint64_t time_quantum) {
   HistEntry proto;
+  proto.time = time_quantum ? s.time / time_quantum * time_quantum : s.time;
   proto.comm = s.comm;
   proto.thread = s.thread;
   proto.pid = s.pid;
@@ -54,7 +55,7 @@ uint32_t HistsConsumer::OnSummedKey(const ResolvedSample& s) {
   if (children_ || call_graph_.mode != CallGraphMode::kNone) return kNoSlot;  // needs the chain
   KeySlot slot{s.evsel, kNoRow, s.cpumode};
   if (!s.filtered) {
-    HistEntry proto = SelfProto(s);
+    HistEntry proto = SelfProto(s, time_quantum_);
     if (srclines_) srclines_->Fill(&proto, s.location.dso_addr);
     if (trace_texts_) trace_texts_->Fill(&proto, s);  // not reached: raw samples are not summed
     slot.row = static_cast<uint32_t>(hists_[s.evsel].FindOrAdd(proto));
@@ -76,7 +77,7 @@ void HistsConsumer::OnSlotSums(std::span<const SlotSum> sums) {
 void HistsConsumer::AddBranchEntries(const ResolvedSample& s) {
   Hists& hists = hists_[s.evsel];
   const Sample& sample = *s.branch_sample;
-  HistEntry proto = SelfProto(s);
+  HistEntry proto = SelfProto(s, time_quantum_);
   proto.has_branch = true;
   // ip__resolve_ams: the first cpumode whose maps hold the address.
   auto end = [&](uint64_t addr) {
@@ -103,27 +104,29 @@ void HistsConsumer::AddBranchEntries(const ResolvedSample& s) {
   }
 }
 
-void HistsConsumer::OnSample(const ResolvedSample& s) {
+void HistsConsumer::OnSample(const ResolvedSample& sample) {
   if (branch_mode_) {
-    if (s.branch_sample && s.frame_source && !s.filtered) AddBranchEntries(s);
+    if (sample.branch_sample && sample.frame_source && !sample.filtered) AddBranchEntries(sample);
     return;
   }
-  Hists& hists = hists_[s.evsel];
-  AddTotals(&hists, s.period, s.cpumode, s.nr_samples, s.filtered);
-  if (s.filtered) return;
+  Hists& hists = hists_[sample.evsel];
+  AddTotals(&hists, sample.period, sample.cpumode, sample.nr_samples, sample.filtered);
+  if (sample.filtered) return;
+  ResolvedSample cut;
+  const ResolvedSample& s = ignore_callees_ && CutIgnoredCallees(sample, &cut) ? cut : sample;
 
-  HistEntry proto = SelfProto(s);
+  HistEntry proto = SelfProto(s, time_quantum_);
   if (srclines_) srclines_->Fill(&proto, s.location.dso_addr);
   if (trace_texts_) trace_texts_->Fill(&proto, s);
   if (parent_pattern_) {
-    FindParent(s, &proto);
+    FindParent(sample, &proto);  // perf finds it on the whole chain
     // -x: perf filters entries without a parent (HIST_FILTER__PARENT): in the totals only.
     if (exclude_other_ && !proto.parent) {
       hists.non_filtered_period -= s.period;
       hists.nr_non_filtered_samples -= s.nr_samples;
       if (s.cpumode == kMiscKernel) hists.non_filtered_period_sys -= s.period;
       else if (s.cpumode == kMiscUser) hists.non_filtered_period_us -= s.period;
-      return;
+      if (!keep_excluded_rows_) return;
     }
   }
   size_t self_row = hists.FindOrAdd(proto);
@@ -193,6 +196,41 @@ void HistsConsumer::ReplaceSymbols(const std::unordered_map<const Symbol*, const
 
 void HistsConsumer::Finish() {
   for (Hists& h : hists_) h.ResolvePlaceholderComms();
+}
+
+bool HistsConsumer::Matches(const std::regex& re, std::unordered_map<const Symbol*, bool>* cache,
+                            const Symbol* sym) {
+  auto [it, added] = cache->try_emplace(sym, false);
+  if (added) it->second = std::regex_search(sym->name.begin(), sym->name.end(), re);
+  return it->second;
+}
+
+bool HistsConsumer::CutIgnoredCallees(const ResolvedSample& s, ResolvedSample* cut) {
+  // perf walks the chain in callchain order (from the root with caller order) and each
+  // match empties what it collected so far: the last match in that order wins, and the
+  // frames walked before it are dropped (callees with callee order, callers with
+  // caller order). The first frame matching -p is the parent and not tested.
+  const size_t n = s.callchain.size();
+  const bool caller = call_graph_.caller_order;
+  bool parent_seen = false;
+  size_t match = n;
+  for (size_t k = 0; k < n; ++k) {
+    const size_t i = caller ? n - 1 - k : k;
+    const Symbol* sym = s.callchain[i].al.sym;
+    if (!sym || s.callchain[i].unwound) continue;
+    if (parent_pattern_ && !parent_seen && Matches(*parent_pattern_, &parent_matches_, sym)) {
+      parent_seen = true;
+      continue;
+    }
+    if (Matches(*ignore_callees_, &ignore_matches_, sym)) match = i;
+  }
+  if (match == n) return false;
+  *cut = s;
+  const AddrLocation& al = s.callchain[match].al;
+  cut->location = al;
+  cut->cpumode = al.cpumode;
+  cut->callchain = caller ? s.callchain.first(match + 1) : s.callchain.subspan(match);
+  return true;
 }
 
 void HistsConsumer::FindParent(const ResolvedSample& s, HistEntry* proto) {

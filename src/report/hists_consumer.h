@@ -49,6 +49,17 @@ class HistsConsumer : public SampleConsumer {
     parent_pattern_ = pattern;
     exclude_other_ = exclude_other;
   }
+  // --ignore-callees: a sample's callchain is cut at the last frame, in callchain order,
+  // whose symbol matches `pattern` (a frame taken as the parent and DWARF-unwound frames
+  // excepted), and the
+  // sample is charged to that frame (perf's add_callchain_ip resets its cursor there and
+  // makes the frame the sample's location). Not owned; set before the session runs.
+  void set_ignore_callees(const std::regex* pattern) { ignore_callees_ = pattern; }
+  // The "time" key's bucket in ns (perf's --time-quantum); 0: every time its own row.
+  void set_time_quantum(uint64_t ns) { time_quantum_ = ns; }
+  // -x with --hierarchy: samples without a parent still make rows (perf's upper levels
+  // sum them; the printer hides the rows themselves).
+  void set_keep_excluded_rows(bool on) { keep_excluded_rows_ = on; }
   // perf report's branch mode: each sample adds one row per branch-stack entry, with a
   // period of 1 (perf's iter_add_next_branch_entry: "the percentage of total branches
   // captured"), instead of its own row. The session must hand over branch stacks
@@ -81,6 +92,14 @@ class HistsConsumer : public SampleConsumer {
   std::unordered_map<const Symbol*, bool> parent_matches_;  // pattern results by symbol
   // The sample's parent: its first callchain frame (leaf first) whose symbol matches.
   void FindParent(const ResolvedSample& s, HistEntry* proto);
+  uint64_t time_quantum_ = 0;
+  bool keep_excluded_rows_ = false;
+  const std::regex* ignore_callees_ = nullptr;
+  std::unordered_map<const Symbol*, bool> ignore_matches_;  // its results by symbol
+  // `s` with its chain cut and its location moved for --ignore-callees into `cut`;
+  // false when no frame matches.
+  bool CutIgnoredCallees(const ResolvedSample& s, ResolvedSample* cut);
+  bool Matches(const std::regex& re, std::unordered_map<const Symbol*, bool>* cache, const Symbol* sym);
 };
 
 }  // namespace perflens

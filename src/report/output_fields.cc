@@ -43,6 +43,8 @@ Result<std::vector<OutputField>> BuildOutputFields(std::string_view fields, cons
     } else if (f == "period") {
       add_numeric(FieldKind::kPeriod);
     } else if (const SortKey* k = FindSortKey(f)) {
+      for (const SortKey* s : sort_keys)  // the report's variant of it (time with --ns)
+        if (s->name == k->name) k = s;
       out.push_back({FieldKind::kSortKey, k, std::string(k->header), 0});
     } else {
       return Err("unknown --fields key '{}' (known: overhead, overhead_sys, overhead_us, overhead_children, "

@@ -42,6 +42,8 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   if (!field_keys.empty()) sort = options.sort_given ? sort + "," + field_keys : field_keys;
   auto keys = ParseSortKeys(sort);
   if (!keys) return keys.error();
+  for (const SortKey*& k : *keys)
+    if (k->name == std::string_view("time")) k = TimeSortKey(options.ns);
   if (keys->size() > Hists::kMaxKeys) return Err("at most {} sort keys", Hists::kMaxKeys);
   for (const auto& ev : file->evsels())
     if (ev.attr.sample_type & kSampleCallchain) r->has_callchains_ = true;
@@ -61,6 +63,11 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   // In pipe mode perf picks the caller order while Children is still on by default,
   // then turns Children off once it finds no attrs yet: caller order, no Children.
   if (!order_set) cg.caller_order = r->children_ || (file->pipe_mode() && !options.children.has_value());
+  // perf's --hierarchy turns cumulation off after the default order was chosen with it.
+  if (options.hierarchy) {
+    if (!options.fields.empty()) return Err("--hierarchy and --fields options cannot be used together");
+    r->children_ = false;
+  }
   if (!r->has_callchains_) cg.mode = CallGraphMode::kNone;
   // perf's parse_percent_limit also sets the call-graph threshold.
   if (options.percent_limit > 0) cg.min_percent = options.percent_limit;
@@ -110,6 +117,8 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   so.coalesce = options.sum_samples && !chains && !r->branch_mode_;
   for (const SortKey* k : *keys)
     if (k->name == std::string_view("cpu")) so.coalesce_by_cpu = true;
+  for (const SortKey* k : *keys)  // summed samples carry no time
+    if (k->name == std::string_view("time")) so.coalesce = false;
   so.defer_kernel_symbols = options.defer_kernel_symbols && !r->branch_mode_;
   so.thread_read_values = options.show_threads;
   so.use_threads = options.use_threads;
@@ -128,7 +137,20 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   r->hists_ = std::make_unique<HistsConsumer>(file->evsels().size(), *keys, r->children_, cg, r->srclines_.get(),
                                               r->chain_srclines_.get());
   if (r->parent_pattern_) r->hists_->set_parent_pattern(r->parent_pattern_.get(), options.exclude_other);
+  // perf applies --ignore-callees while resolving callchains, which it does only for
+  // -g, Children or the parent key.
+  if (!options.ignore_callees.empty() && chains) {
+    try {
+      r->ignore_callees_ =
+          std::make_unique<std::regex>(options.ignore_callees, std::regex::extended | std::regex::optimize);
+    } catch (const std::regex_error& e) {
+      return Err("--ignore-callees: bad regular expression '{}': {}", options.ignore_callees, e.what());
+    }
+    r->hists_->set_ignore_callees(r->ignore_callees_.get());
+  }
   r->hists_->set_branch_mode(r->branch_mode_);
+  r->hists_->set_time_quantum(options.time_quantum);
+  r->hists_->set_keep_excluded_rows(options.hierarchy && options.exclude_other);
   for (const SortKey* k : *keys)
     if (k->name == std::string_view("trace")) {
       r->trace_texts_ = std::make_unique<TraceTexts>(file->evsels(), file->env().tracing_data.get());

@@ -33,6 +33,17 @@ struct ReportOptions {
   // --sort parent alone). -x/--exclude-other: only rows that have one are printed.
   std::string parent;
   bool exclude_other = false;
+  // --hierarchy: one level per sort key, each with its own overhead (perf's
+  // report_hierarchy); turns Children off and refuses -F, as perf.
+  bool hierarchy = false;
+  // --ignore-callees REGEX (POSIX extended): a callchain is cut at a function matching
+  // it, the sample charged to that function (perf's add_callchain_ip). Applies only
+  // when callchains are used (-g, Children or the parent key).
+  std::string ignore_callees;
+  // --ns: the "time" key in nanoseconds (default microseconds); --time-quantum: the
+  // time key's bucket in ns (perf's default 100 ms).
+  bool ns = false;
+  uint64_t time_quantum = 100000000;
   // --group/--no-group: the group view (a group's members side by side under its
   // leader). Unset → on (perf 6.1's default; it matters only for files with groups).
   // Given either way on a file without groups, perf makes all evsels one group

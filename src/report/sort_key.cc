@@ -276,6 +276,23 @@ int OrderTrace(const HistEntry& a, const HistEntry& b) { return Cmp(TraceText(a)
 void PrintTrace(const HistEntry& e, std::string* out) { out->append(TraceText(e)); }
 void JsonTrace(const HistEntry& e, nlohmann::json* row) { (*row)["trace"] = std::string(TraceText(e)); }
 
+// time: the sample time's bucket, earliest first among equal overheads (perf's
+// sort__time_cmp), printed as seconds with 6 decimals, or 9 with --ns (its
+// timestamp__scnprintf_usec/nsec) in a column 12 (16) wide that cuts longer texts
+// ("%-.*s": a sample without PERF_SAMPLE_TIME has time -1, "18446744073.").
+void IdTime(const HistEntry& e, CommIds*, uint64_t* w) { w[0] = e.time; }
+int OrderTime(const HistEntry& a, const HistEntry& b) { return CmpValue(a.time, b.time); }
+void PrintTimeUs(const HistEntry& e, std::string* out) {
+  fmt::format_to(std::back_inserter(*out), "{}.{:06}", e.time / 1000000000, e.time % 1000000000 / 1000);
+}
+void PrintTimeNs(const HistEntry& e, std::string* out) {
+  fmt::format_to(std::back_inserter(*out), "{}.{:09}", e.time / 1000000000, e.time % 1000000000);
+}
+void JsonTime(const HistEntry& e, nlohmann::json* row) { (*row)["time"] = e.time; }
+constexpr SortKey kTimeNsKey = {.name = "time", .header = "Time", .id = IdTime, .collapse = OrderTime,
+                                .order = OrderTime, .print = PrintTimeNs, .json = JsonTime, .pad_last = false,
+                                .min_width = 16, .fixed_width = true, .truncate = true};
+
 constexpr SortKey kSortKeys[] = {
     {.name = "comm", .header = "Command", .id = IdComm, .collapse = CollapseComm, .order = OrderComm,
      .print = PrintComm, .json = JsonComm},
@@ -305,6 +322,9 @@ constexpr SortKey kSortKeys[] = {
      .order = OrderMispredict, .print = PrintMispredict, .json = JsonMispredict},
     {.name = "cycles", .header = "Basic Block Cycles", .id = IdCycles, .collapse = CollapseCycles,
      .order = OrderCycles, .print = PrintCycles, .json = JsonCycles},
+    {.name = "time", .header = "Time", .id = IdTime, .collapse = OrderTime, .order = OrderTime,
+     .print = PrintTimeUs, .json = JsonTime, .pad_last = false, .min_width = 12, .fixed_width = true,
+     .truncate = true},
     {.name = "trace", .header = "Trace output", .id = IdTrace, .collapse = OrderTrace, .order = OrderTrace,
      .print = PrintTrace, .json = JsonTrace, .pad_last = false},
 };
@@ -326,6 +346,8 @@ void PrintSymbolColumn(const HistEntry& e, std::string* out) {
   else fmt::format_to(std::back_inserter(*out), "{:#018x}", e.key_addr);
 }
 
+const SortKey* TimeSortKey(bool ns) { return ns ? &kTimeNsKey : FindSortKey("time"); }
+
 const SortKey* FindSortKey(std::string_view name) {
   if (name == "symbol") name = "sym";
   if (name == "tid") name = "pid";
@@ -345,7 +367,7 @@ Result<std::vector<const SortKey*>> ParseSortKeys(std::string_view list) {
     if (name.empty()) continue;
     const SortKey* k = FindSortKey(name);
     if (!k)
-      return Err("unknown sort key '{}' (known: comm, pid, tid, dso, sym, symbol, cpu, srcline, srcfile, trace, parent; "
+      return Err("unknown sort key '{}' (known: comm, pid, tid, dso, sym, symbol, cpu, srcline, srcfile, trace, parent, time; "
                  "branch mode: dso_from, dso_to, symbol_from, symbol_to, mispredict, cycles)",
                  name);
     bool dup = false;

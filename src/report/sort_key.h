@@ -85,6 +85,9 @@ struct SortKey {
 // "cpu", "srcline", "srcfile"). nullptr if unknown.
 const SortKey* FindSortKey(std::string_view name);
 
+// The "time" key printing microseconds (FindSortKey's) or, `ns` (--ns), nanoseconds.
+const SortKey* TimeSortKey(bool ns);
+
 // Parses "comm,dso,sym". Errors name the unknown key.
 Result<std::vector<const SortKey*>> ParseSortKeys(std::string_view list);
 

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "report/hierarchy_printer.h"
 #include "report/output_fields.h"
 #include "report/percent_color.h"
 
@@ -220,7 +221,9 @@ Status PrintReportStdio(const HistsOutput& report, std::string* out) {
     auto fields_or = BuildOutputFields(o.fields, h.keys(), children, o.show_nr_samples, o.show_total_period);
     if (!fields_or) return fields_or.error();
     std::vector<OutputField> fields = std::move(*fields_or);
-    std::erase_if(fields, [&](const OutputField& f) { return f.key && ElidedKey(o, h.keys(), f.key->name); });
+    // --hierarchy keeps an elided key's level (perf prints the line and the level).
+    if (!o.hierarchy)
+      std::erase_if(fields, [&](const OutputField& f) { return f.key && ElidedKey(o, h.keys(), f.key->name); });
     const std::string name = group ? GroupTitle(evsels, ei, report.forced_leader()) : ev ? ev->name : std::string();
     // "events" whenever the evsel leads more than one, grouped view or not (perf).
     if (!o.quiet) {
@@ -247,6 +250,7 @@ Status PrintReportStdio(const HistsOutput& report, std::string* out) {
       if (f.key->fixed_width) continue;
       for (const GroupRow& r : rows) {
         const HistEntry* e = r.e;
+        if (o.exclude_other && !e->parent) continue;  // kept for --hierarchy's sums only
         cell.clear();
         size_t w;
         if (f.key->col_len) {
@@ -267,6 +271,16 @@ Status PrintReportStdio(const HistsOutput& report, std::string* out) {
         f.width = std::max<size_t>(f.width, 16);
     }
 
+    if (o.hierarchy) {
+      std::vector<HierarchyRow> hrows;
+      for (const GroupRow& r : rows) {
+        hrows.push_back({r.e, {}});
+        for (size_t k = 0; k < nm; ++k) hrows.back().vals.push_back(section.val(r, k));
+      }
+      AppendHierarchy(report, section.hists, hrows, fields, member_len, out);
+      out->append("\n\n");
+      continue;
+    }
     // Header (perf's hists__fprintf with show_header = !quiet).
     if (!o.quiet) {
       out->append("# ");

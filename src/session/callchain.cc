@@ -46,15 +46,15 @@ bool ResolveCallchain(Resolver& resolver, const Thread* thread, const U64Array& 
       const AddrLocation al = resolver.Resolve(thread, cpumode, ip);
       if (resolver.InlineSymbols(al, &inline_syms)) {
         for (const Symbol* sym : inline_syms) {
-          frames->push_back({ip, al});
+          frames->push_back({ip, al, true});
           frames->back().al.sym = sym;
         }
       } else {
-        frames->push_back({ip, al});
+        frames->push_back({ip, al, true});
       }
       return;
     }
-    frames->push_back({ip, ResolveEntry(resolver, thread, cpumode, ip, adjust_return_addresses && !exact)});
+    frames->push_back({ip, ResolveEntry(resolver, thread, cpumode, ip, adjust_return_addresses && !exact), unwound});
       },
       unwound_begin);
   if (!ok) frames->clear();

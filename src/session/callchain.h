@@ -20,6 +20,9 @@ namespace perflens {
 struct CallchainFrame {
   uint64_t ip = 0;
   AddrLocation al;
+  // From the DWARF-unwound user part (perf appends those without add_callchain_ip, so
+  // --ignore-callees and the parent key do not look at them).
+  bool unwound = false;
 };
 
 // perf's walk over `chain` (callee first, markers included): calls

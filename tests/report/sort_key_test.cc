@@ -45,7 +45,7 @@ TEST(SortKeyTest, ParseErrorsNameTheKey) {
   auto bad = ParseSortKeys("comm,bogus,dso");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().message,
-            "unknown sort key 'bogus' (known: comm, pid, tid, dso, sym, symbol, cpu, srcline, srcfile, trace, parent; "
+            "unknown sort key 'bogus' (known: comm, pid, tid, dso, sym, symbol, cpu, srcline, srcfile, trace, parent, time; "
             "branch mode: dso_from, dso_to, symbol_from, symbol_to, mispredict, cycles)");
   auto empty = ParseSortKeys(" , ");
   ASSERT_FALSE(empty.ok());
@@ -206,6 +206,29 @@ TEST(SortKeyTest, IdAndOrder) {
   u2.tid = 10;
   EXPECT_GT(pid->order(u1, u2), 0);
   EXPECT_EQ(Id(pid, u1), std::vector<uint64_t>{20});
+}
+
+// The time key (perf's hist_entry__time_snprintf): seconds with microseconds, or with
+// --ns nanoseconds, of the bucket; earlier buckets first among equal overheads.
+TEST(SortKeyTest, TimePrintsMicrosecondsOrNanoseconds) {
+  HistEntry e;
+  e.time = 898650123456;  // 898.650123456 s
+  std::string us, ns;
+  TimeSortKey(false)->print(e, &us);
+  TimeSortKey(true)->print(e, &ns);
+  EXPECT_EQ(us, "898.650123");
+  EXPECT_EQ(ns, "898.650123456");
+  EXPECT_EQ(TimeSortKey(false), FindSortKey("time"));
+  EXPECT_EQ(TimeSortKey(false)->min_width, 12u);
+  EXPECT_EQ(TimeSortKey(true)->min_width, 16u);
+  e.time = 5000;  // leading zeros of the fraction
+  us.clear();
+  TimeSortKey(false)->print(e, &us);
+  EXPECT_EQ(us, "0.000005");
+  HistEntry later;
+  later.time = 6000;
+  EXPECT_LT(TimeSortKey(true)->order(e, later), 0);
+  EXPECT_NE(Id(TimeSortKey(true), e), Id(TimeSortKey(true), later));
 }
 
 }  // namespace

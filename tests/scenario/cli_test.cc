@@ -34,13 +34,14 @@ TEST(CliTest, PerfOptionsPerflensLacksAreNamed) {
       {"report --tui", "perflens: perf report's --tui is not supported by perflens\n"},
       {"report --tui=1", "perflens: perf report's --tui is not supported by perflens\n"},
       {"report -M intel", "perflens: perf report's -M (--disassembler-style) is not supported by perflens\n"},
-      {"report --hier", "perflens: perf report's --hier (--hierarchy) is not supported by perflens\n"},
+      {"report --ignore-vm", "perflens: perf report's --ignore-vm (--ignore-vmlinux) is not supported by perflens\n"},
       {"report --no-source", "perflens: perf report's --no-source is not supported by perflens\n"},
       {"report --percent-type local-period", "perflens: perf report's --percent-type is not supported by perflens\n"},
       {"header --tui", "perflens: perf report's --tui is not supported by perflens\n"},
       {"script --insn-trace", "perflens: perf script's --insn-trace is not supported by perflens\n"},
       {"annotate --stdio2", "perflens: perf annotate's --stdio2 is not supported by perflens\n"},
       {"report --show-nr", "perflens: --show-nr: perflens takes whole option names: --show-nr-samples\n"},
+      {"report --hier", "perflens: --hier: perflens takes whole option names: --hierarchy\n"},
   };
   for (const auto& [args, message] : cases) {
     CommandResult r = Perflens(args);
