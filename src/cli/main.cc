@@ -157,7 +157,7 @@ int main(int argc, char** argv) {
                    "Add each sample's branch stack to its call graph, with branch counts (sort srcline,symbol,dso)");
   CLI::Option* call_graph_opt =
       report->add_option("-g,--call-graph", ra.call_graph,
-                         "Call graph: graph|fractal|flat|folded|none[,threshold][,caller|callee][,function|address]"
+                         "Call graph: graph|fractal|flat|folded|none[,threshold][,caller|callee][,function|address][,branch]"
                          "[,percent|period|count] (default graph,0.5; a bare -g is perf's "
                          "graph,0.5,caller,function,percent)")
           ->expected(0, 1);
