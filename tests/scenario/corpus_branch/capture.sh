@@ -3,7 +3,8 @@
 # ../corpus_branch_test.cc, with an empty --symfs and an empty HOME (nothing of this
 # machine may name their addresses): the first 200 lines of `perf report --stdio`
 # (branch mode, perf's default for these files), the first 30 of `perf script -F
-# ip,sym,brstack` and the first 10 of `-F brstacksym,dso` (long lines).
+# ip,sym,brstack` and the first 10 of `-F brstacksym,dso` (long lines); whole
+# `--branch-history` reports (below).
 #   sh tests/scenario/corpus_branch/capture.sh [CORPUS_DIR]
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
