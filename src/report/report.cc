@@ -31,6 +31,10 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   if (!options.sort_given && all_tracepoints) sort = "trace";
   if (r->branch_mode_ && !options.sort_given) sort = "comm,dso_from,symbol_from,symbol_to,cycles";
   if (options.branch_history && !options.sort_given) sort = "srcline,symbol,dso";
+  // perf refuses -s lists naming an ipc key (it adds them itself).
+  if (options.sort_given && sort.find("ipc") != std::string::npos)
+    return Err("-s/--sort: the ipc keys are not sort keys ('{}'); perf adds its IPC column to lists naming symbol",
+               sort);
   // perf appends ipc_null to a sort order naming "symbol" (ipc_lbr in branch mode,
   // not done here: perf 6.1 crashes on those lists).
   if ((options.sort_given || options.branch_history) && !r->branch_mode_ &&
