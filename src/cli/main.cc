@@ -72,6 +72,7 @@ int RunReport(ReportArgs& a, const ReaderOptions& reader) {
   if (a.branch_stack) o.branch_stack = true;
   if (a.no_branch_stack) o.branch_stack = false;
   if (a.json) o.format = "json";
+  o.quiet = a.quiet;
   if (!a.call_graph.empty()) o.call_graph = a.call_graph;
   else if (a.bare_call_graph) o.call_graph = "graph,0.5,caller,function,percent";  // perf's CALLCHAIN_DEFAULT_OPT
   if (a.inverted) o.call_graph += ",caller";

@@ -48,6 +48,9 @@ struct ReportOptions {
   bool adjust_return_addresses = true;
   bool full_source_path = false;      // --full-source-path: srcline with the whole file path
   bool show_header = false;           // --header
+  // -q/--quiet: only the rows (and call graphs) with perf's blank lines after each
+  // event; no '#' lines but the '# dso: X' elision lines, as perf 6.1.
+  bool quiet = false;
   // -b/--branch-stack, --no-branch-stack; unset → branch mode when the recording has
   // the BRANCH_STACK feature (perf record -b) and no user stacks, as perf.
   std::optional<bool> branch_stack;

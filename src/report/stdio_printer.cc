@@ -191,12 +191,12 @@ Status PrintReportStdio(const HistsOutput& report, std::string* out) {
   const auto& evsels = report.evsels();
 
   // perf gives this hint only when it prints no header.
-  if (!o.show_header) out->append("# To display the perf.data header info, please use --header/--header-only options.\n#\n");
+  if (!o.show_header && !o.quiet) out->append("# To display the perf.data header info, please use --header/--header-only options.\n#\n");
   // perf's sort__setup_elide: a key filtered to one value is a line here, not a column.
   for (const SortKey* k : report.hists().empty() ? std::vector<const SortKey*>{} : report.hists()[0].keys())
     if (const std::vector<std::string>* list = ElisionList(o, k->name))
       fmt::format_to(std::back_inserter(*out), "# {}: {}\n", k->name == "sym" ? "symbol" : k->name, list->front());
-  fmt::format_to(std::back_inserter(*out), "#\n# Total Lost Samples: {}\n#\n", report.total_lost_samples());
+  if (!o.quiet) fmt::format_to(std::back_inserter(*out), "#\n# Total Lost Samples: {}\n#\n", report.total_lost_samples());
 
   std::string cell;
   for (size_t ei = 0; ei < report.hists().size(); ++ei) {
@@ -222,11 +222,13 @@ Status PrintReportStdio(const HistsOutput& report, std::string* out) {
     std::erase_if(fields, [&](const OutputField& f) { return f.key && ElidedKey(o, h.keys(), f.key->name); });
     const std::string name = group ? GroupTitle(evsels, ei, report.forced_leader()) : ev ? ev->name : std::string();
     // "events" whenever the evsel leads more than one, grouped view or not (perf).
-    fmt::format_to(std::back_inserter(*out), "# Samples: {} of event{} '{}'", SamplesWithUnit(nr_samples),
-                   ev && ev->nr_members > 1 ? "s" : "", name);
-    if (!o.time.empty()) fmt::format_to(std::back_inserter(*out), " (time slices: {})", o.time);
-    out->push_back('\n');
-    fmt::format_to(std::back_inserter(*out), "# Event count (approx.): {}\n#\n", total_period);
+    if (!o.quiet) {
+      fmt::format_to(std::back_inserter(*out), "# Samples: {} of event{} '{}'", SamplesWithUnit(nr_samples),
+                     ev && ev->nr_members > 1 ? "s" : "", name);
+      if (!o.time.empty()) fmt::format_to(std::back_inserter(*out), " (time slices: {})", o.time);
+      out->push_back('\n');
+      fmt::format_to(std::back_inserter(*out), "# Event count (approx.): {}\n#\n", total_period);
+    }
 
     Section section;
     BuildSection(members, report.sort_by_children(), &section);
@@ -264,22 +266,24 @@ Status PrintReportStdio(const HistsOutput& report, std::string* out) {
         f.width = std::max<size_t>(f.width, 16);
     }
 
-    // Header.
-    out->append("# ");
-    for (size_t i = 0; i < fields.size(); ++i) {
-      const auto& f = fields[i];
-      if (i) out->append(use_sep ? sep : "  ");
-      if (f.numeric()) fmt::format_to(std::back_inserter(*out), "{:>{}}", f.header, f.width);
-      else fmt::format_to(std::back_inserter(*out), "{:<{}}", f.header, f.width);
-    }
-    out->push_back('\n');
-    if (!use_sep) {
+    // Header (perf's hists__fprintf with show_header = !quiet).
+    if (!o.quiet) {
       out->append("# ");
       for (size_t i = 0; i < fields.size(); ++i) {
-        if (i) out->append("  ");
-        out->append(fields[i].width, '.');
+        const auto& f = fields[i];
+        if (i) out->append(use_sep ? sep : "  ");
+        if (f.numeric()) fmt::format_to(std::back_inserter(*out), "{:>{}}", f.header, f.width);
+        else fmt::format_to(std::back_inserter(*out), "{:<{}}", f.header, f.width);
       }
-      out->append("\n#\n");
+      out->push_back('\n');
+      if (!use_sep) {
+        out->append("# ");
+        for (size_t i = 0; i < fields.size(); ++i) {
+          if (i) out->append("  ");
+          out->append(fields[i].width, '.');
+        }
+        out->append("\n#\n");
+      }
     }
 
     // --percent-limit looks at the leader's value only (perf's hist_entry__get_percent_limit).

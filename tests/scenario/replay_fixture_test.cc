@@ -331,7 +331,8 @@ TEST_P(ReplayFixture, AgreesWithPerf) {
   if (mode.rfind("opt-", 0) == 0) {
     const std::string path = File("expected-perf-" + mode + ".txt");
     const std::string perf_text = WithoutCaptureTime(WithoutPerfTip(ReadFileOrEmpty(path)));
-    ASSERT_GE(SplitLines(perf_text).size(), 10u) << "no output in " << path;
+    // A failed capture is empty (perf's error went to stderr); -q rows can be few.
+    ASSERT_GE(SplitLines(perf_text).size(), 3u) << "no output in " << path;
     CommandResult r = Perflens();
     ASSERT_EQ(r.exit_code, 0) << r.err;
     r.out = WithoutCaptureTime(r.out);
