@@ -49,7 +49,7 @@ class BranchFixture : public ::testing::Test {
 
   CommandResult Run(const std::string& args, const std::string& data) {
     CommandResult r = RunShell("env -u PERF_BUILDID_DIR HOME=" + ShellQuote(dir_ + "/home") + " " +
-                                   ShellQuote(PerflensBinary()) + " " + args + " -q -i " + ShellQuote(Fixture(data)) +
+                                   ShellQuote(PerflensBinary()) + " " + args + " -i " + ShellQuote(Fixture(data)) +
                                    " --buildid-dir " +
                                    ShellQuote(ScenarioSourceDir() + "/fixtures/noreturn_call/cache") + " --symfs " +
                                    ShellQuote(dir_ + "/symfs"),

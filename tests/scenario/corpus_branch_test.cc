@@ -68,7 +68,7 @@ class CorpusBranch : public ::testing::TestWithParam<CorpusCase> {
     const std::string expected = ReadFileOrEmpty(expected_file);
     ASSERT_FALSE(expected.empty()) << expected_file;
     const CommandResult r = RunShell("env -u PERF_BUILDID_DIR HOME=" + ShellQuote(dir_ + "/home") + " " +
-                                         ShellQuote(PerflensBinary()) + " " + args + " -q -i " + ShellQuote(data_) +
+                                         ShellQuote(PerflensBinary()) + " " + args + " -i " + ShellQuote(data_) +
                                          " --symfs " + ShellQuote(dir_ + "/symfs"),
                                      dir_);
     ASSERT_EQ(r.exit_code, 0) << args << "\n" << r.err;
@@ -86,7 +86,7 @@ class CorpusBranch : public ::testing::TestWithParam<CorpusCase> {
     const std::string expected = ReadFileOrEmpty(expected_file);
     ASSERT_FALSE(expected.empty()) << expected_file;
     const CommandResult r = RunShell("env -u PERF_BUILDID_DIR HOME=" + ShellQuote(dir_ + "/home") + " " +
-                                         ShellQuote(PerflensBinary()) + " " + args + " -q -i " + ShellQuote(data_) +
+                                         ShellQuote(PerflensBinary()) + " " + args + " -i " + ShellQuote(data_) +
                                          " --symfs " + ShellQuote(dir_ + "/symfs"),
                                      dir_);
     ASSERT_EQ(r.exit_code, 0) << args << "\n" << r.err;
