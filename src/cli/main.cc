@@ -178,9 +178,11 @@ int main(int argc, char** argv) {
   report->add_flag("-b,--branch-stack", ra.branch_stack,
                    "One row per branch-stack entry (from/to; the default for perf record -b recordings)");
   report->add_flag("--no-branch-stack", ra.no_branch_stack, "Rows of samples even when the recording has branch stacks");
+  report->add_flag("--branch-history", ra.options.branch_history,
+                   "Add each sample's branch stack to its call graph, with branch counts (sort srcline,symbol,dso)");
   CLI::Option* call_graph_opt =
       report->add_option("-g,--call-graph", ra.call_graph,
-                         "Call graph: graph|fractal|flat|folded|none[,threshold][,caller|callee][,function|address]"
+                         "Call graph: graph|fractal|flat|folded|none[,threshold][,caller|callee][,function|address][,branch]"
                          "[,percent|period|count] (default graph,0.5; a bare -g is perf's "
                          "graph,0.5,caller,function,percent)")
           ->expected(0, 1);

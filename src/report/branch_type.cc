@@ -16,6 +16,9 @@ constexpr uint8_t kExtendAbi = 15;
 
 }  // namespace
 
+std::string_view BranchTypeNameAt(size_t type) { return type < std::size(kTypes) ? kTypes[type] : ""; }
+std::string_view BranchNewTypeNameAt(size_t type) { return type < std::size(kNewTypes) ? kNewTypes[type] : ""; }
+
 std::string_view BranchTypeName(const BranchFlags& f) {
   if (f.type < std::size(kTypes)) return kTypes[f.type];
   if (f.new_type < std::size(kNewTypes)) return kNewTypes[f.new_type];

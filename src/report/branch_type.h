@@ -26,6 +26,30 @@ struct BranchTypeStat {
   // branch_type_stat_display: "\n#\n# Branch Statistics:\n#" and one "\n%8s: %5.1f%%"
   // per nonzero count, as percentages of the typed branches; nothing without any.
   void Print(std::string* out) const;
+  // perf's branch_type_str: calls item(name) for COND_FWD, COND_BWD, each other type,
+  // each new type and CROSS_4K, CROSS_2M that were counted (nothing without a typed
+  // branch).
+  template <typename Fn>
+  void AppendNames(Fn&& item) const;
 };
+
+std::string_view BranchTypeNameAt(size_t type);     // kTypes[type]
+std::string_view BranchNewTypeNameAt(size_t type);  // kNewTypes[type]
+
+template <typename Fn>
+void BranchTypeStat::AppendNames(Fn&& item) const {
+  uint64_t total = 0;
+  for (uint64_t c : counts) total += c;
+  for (uint64_t c : new_counts) total += c;
+  if (total == 0) return;
+  if (cond_fwd) item("COND_FWD");
+  if (cond_bwd) item("COND_BWD");
+  for (size_t i = 0; i < 16; ++i)
+    if (i != 1 && counts[i]) item(BranchTypeNameAt(i));
+  for (size_t i = 0; i < 8; ++i)
+    if (new_counts[i]) item(BranchNewTypeNameAt(i));
+  if (cross_4k) item("CROSS_4K");
+  if (cross_2m) item("CROSS_2M");
+}
 
 }  // namespace perflens

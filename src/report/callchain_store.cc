@@ -58,10 +58,24 @@ void CallchainStore::GrowFrames() {
   }
 }
 
-uint32_t CallchainStore::AddChain(std::span<const uint32_t> frames) {
+uint32_t CallchainStore::AddChain(std::span<const uint32_t> frames, std::span<const BranchSlot> branch) {
   if (pool_.size() + frames.size() >= UINT32_MAX) return UINT32_MAX;
   const auto pos = static_cast<uint32_t>(pool_.size());
+  if (branch.size() == frames.size() && !branch.empty() && !has_branch_) {
+    branch_pool_.assign(pool_.size(), 0);
+    has_branch_ = true;
+  }
   pool_.insert(pool_.end(), frames.begin(), frames.end());
+  if (has_branch_) {
+    for (size_t i = 0; i < frames.size(); ++i) {
+      if (branch.size() == frames.size() && branch[i].branch) {
+        branch_slots_.push_back(branch[i]);
+        branch_pool_.push_back(static_cast<uint32_t>(branch_slots_.size()));
+      } else {
+        branch_pool_.push_back(0);
+      }
+    }
+  }
   return pos;
 }
 
@@ -84,8 +98,23 @@ void CallchainStore::Merge(const CallchainStore& other, std::span<const size_t> 
   std::vector<uint32_t> ids(other.frames_.size());
   for (size_t i = 0; i < other.frames_.size(); ++i) ids[i] = InternFrame(other.frames_[i]);
   const auto base = static_cast<uint32_t>(pool_.size());
+  if (other.has_branch_ && !has_branch_) {
+    branch_pool_.assign(pool_.size(), 0);
+    has_branch_ = true;
+  }
   pool_.reserve(pool_.size() + other.pool_.size());
   for (uint32_t id : other.pool_) pool_.push_back(ids[id - 1]);
+  if (has_branch_) {
+    for (size_t p = 0; p < other.pool_.size(); ++p) {
+      const uint32_t slot = p < other.branch_pool_.size() ? other.branch_pool_[p] : 0;
+      if (slot) {
+        branch_slots_.push_back(other.branch_slots_[slot - 1]);
+        branch_pool_.push_back(static_cast<uint32_t>(branch_slots_.size()));
+      } else {
+        branch_pool_.push_back(0);
+      }
+    }
+  }
   for (size_t r = 0; r < other.refs_.size() && r < rows.size(); ++r)
     for (const Ref& ref : other.refs_[r]) AddRef(rows[r], base + ref.pos, 0, ref.len, ref.period);
 }
@@ -146,6 +175,10 @@ std::unique_ptr<CallchainNode> CallchainStore::Build(size_t row, const CallGraph
       if (t.node != root.get() && count == 0 && seen.size() == 1) {
         const uint32_t f = seen[0];
         t.node->val.push_back(frames_[f - 1]);
+        if (has_branch_) {
+          ChainBranchCounts& counts = t.node->branch.emplace_back();
+          for (size_t i = t.begin; i < t.end; ++i) CountBranch(work[i].pos, &counts, i == t.begin);
+        }
         for (size_t i = t.begin; i < t.end; ++i) ++work[i].pos, --work[i].len;
         period[f] = chains[f] = 0;
         continue;
@@ -179,6 +212,11 @@ std::unique_ptr<CallchainNode> CallchainStore::Build(size_t row, const CallGraph
       for (uint32_t f : kept) {
         auto child = std::make_unique<CallchainNode>();
         child->val.push_back(frames_[f - 1]);
+        if (has_branch_) {
+          // The child's references are already past its first frame.
+          ChainBranchCounts& counts = child->branch.emplace_back();
+          for (size_t i = start; i < start + chains[f]; ++i) CountBranch(work[i].pos - 1, &counts, i == start);
+        }
         tasks.push_back({child.get(), start, start + chains[f]});
         start += chains[f];
         t.node->children.push_back(std::move(child));

@@ -39,9 +39,19 @@ class CallchainStore {
   // The key InternFrame uses; set before the first frame is interned.
   void set_key(CallchainKey key) { key_ = key; }
 
+  // One chain entry's branch part (--branch-history): `branch` false for an entry of the
+  // recorded callchain; `ip` the entry's raw ip (the branch type counts compare it).
+  struct BranchSlot {
+    bool branch = false;
+    ChainBranchEntry entry;
+    uint64_t ip = 0;
+  };
+
   // Stores one chain of interned frame ids (in print order) and returns its pool
   // position, or UINT32_MAX once the pool is full (4G frames; AddRef ignores it).
-  uint32_t AddChain(std::span<const uint32_t> frames);
+  // `branch`: empty, or one slot per frame; Build then gives every node's entries
+  // their ChainBranchCounts (perf's counts over the chains through the entry).
+  uint32_t AddChain(std::span<const uint32_t> frames, std::span<const BranchSlot> branch = {});
 
   // Row `row` gets the chain frames [pos + skip, pos + len) with `period` (one sample).
   void AddRef(size_t row, uint32_t pos, uint32_t skip, uint32_t len, uint64_t period);
@@ -94,6 +104,18 @@ class CallchainStore {
   CallchainKey key_ = CallchainKey::kFunction;
 
   std::vector<uint32_t> pool_;
+  // Parallel to pool_ once a chain with branch slots was added (empty before): the
+  // index + 1 of the position's slot in branch_slots_, 0 for none.
+  std::vector<uint32_t> branch_pool_;
+  std::vector<BranchSlot> branch_slots_;
+  bool has_branch_ = false;  // branch_pool_ is kept
+  // `creates`: the first chain through the entry (ChainBranchCounts::Add).
+  void CountBranch(uint32_t pos, ChainBranchCounts* counts, bool creates) const {
+    if (pos < branch_pool_.size() && branch_pool_[pos]) {
+      const BranchSlot& b = branch_slots_[branch_pool_[pos] - 1];
+      counts->Add(b.entry, b.ip, creates);
+    }
+  }
   std::vector<std::vector<Ref>> refs_;  // by row
   std::vector<ChainFrame> frames_;      // by id - 1
   std::vector<FrameSlot> frame_slots_;  // open addressing, at most half full

@@ -81,6 +81,54 @@ void AppendChain(CallchainNode* root, std::span<const ChainFrame> chain, uint64_
   }
 }
 
+void ChainBranchCounts::Add(const ChainBranchEntry& e, uint64_t ip, bool creates) {
+  ++branch_count;
+  if (e.branch_from) {
+    branch_to = true;
+    if (e.flags.predicted) ++predicted_count;
+    if (e.flags.abort) ++abort_count;
+    types.Count(e.flags, e.branch_from, ip);
+  } else {
+    branch_to = false;
+    cycles_count += e.flags.cycles;
+    iter_count += e.nr_loop_iter;
+    iter_cycles += e.iter_cycles;
+    if (!creates) ++from_count;
+  }
+}
+
+void AppendBranchCounts(const ChainBranchCounts& c, std::string* out) {
+  if (c.branch_count == 0) {
+    out->append(" (calltrace)");
+    return;
+  }
+  int i = 0;  // perf's item index: the first item opens the parenthesis
+  auto item = [&](std::string_view text) {
+    out->append(i++ ? " " : " (");
+    out->append(text);
+  };
+  if (c.branch_to) {
+    c.types.AppendNames(item);
+    if (c.predicted_count < c.branch_count)
+      item(fmt::format("predicted:{:.1f}%",
+                       static_cast<double>(static_cast<float>(c.predicted_count * 100.0 / c.branch_count))));
+    if (c.abort_count) {
+      // perf counts the item even when it prints nothing (below 0.1%).
+      const float pct = static_cast<float>(c.abort_count * 100.0 / c.branch_count);
+      if (pct < 0.1f) ++i;
+      else item(fmt::format("abort:{:.1f}%", static_cast<double>(pct)));
+    }
+  } else {
+    if (const uint64_t cycles = c.cycles_count / c.branch_count) item(fmt::format("cycles:{}", cycles));
+    if (c.iter_count && c.from_count)
+      if (const uint64_t v = c.iter_count / c.from_count) {
+        item(fmt::format("iter:{}", v));
+        item(fmt::format("avg_cycles:{}", c.iter_cycles / c.iter_count));
+      }
+  }
+  if (i) out->push_back(')');
+}
+
 bool ParseCallGraphArg(const std::string& arg, CallGraphParams* p, bool* order_set, std::string* error) {
   size_t start = 0;
   bool threshold_set = false;  // the last word was the threshold: a number now is the limit
@@ -114,6 +162,7 @@ bool ParseCallGraphArg(const std::string& arg, CallGraphParams* p, bool* order_s
     else if (w == "count") p->value = CallchainValue::kCount;
     else if (w == "function") p->key = CallchainKey::kFunction;
     else if (w == "address") p->key = CallchainKey::kAddress;
+    else if (w == "branch") p->branch_callstack = true;
     else if (w == "fp" || w == "dwarf" || w == "lbr")
       ;  // record modes: perf accepts them here too
     else {
@@ -147,6 +196,13 @@ std::string FrameName(const ChainFrame& f) {
   if (f.srcline) name.append(" ").append(*f.srcline);
   if (f.sym->inlined) name.append(" (inlined)");
   return name;
+}
+
+// A graph entry: its name and, with --branch-history, perf's branch counts.
+std::string EntryText(const CallchainNode& n, size_t e, const CallGraphParams& p) {
+  std::string text = FrameName(n.val[e]);
+  if (p.show_branch_counts) AppendBranchCounts(e < n.branch.size() ? n.branch[e] : ChainBranchCounts{}, &text);
+  return text;
 }
 
 // The order of siblings with equal values: perf's rbtree of children (match_chain) keeps
@@ -232,7 +288,7 @@ void PrintGraphLevel(const CallchainNode& parent, const CallGraphParams& p, uint
           out->append("          ");
         }
       }
-      out->append(FrameName(child->val[e]));
+      out->append(EntryText(*child, e, p));
       out->push_back('\n');
     }
     uint64_t new_total = p.mode == CallGraphMode::kFractal ? child->children_hit : total;
@@ -286,7 +342,7 @@ void PrintGraph(const CallchainNode& root, const CallGraphParams& p, uint64_t to
         out->append(kMargin);
         out->append(static_cast<size_t>(left_margin), ' ');
       }
-      out->append(FrameName(c->val[e]));
+      out->append(EntryText(*c, e, p));
       out->push_back('\n');
       if (++entries_printed == p.print_limit) break;
     }

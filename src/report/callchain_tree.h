@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "model/dso.h"
+#include "report/branch_type.h"
 #include "symbolize/symbol_table.h"
 
 namespace perflens {
@@ -32,12 +33,42 @@ struct ChainFrame {
   }
 };
 
+// One callchain entry's part of a branch stack (--branch-history, perf's
+// callchain_cursor_node branch fields): the entry is the target of the branch from
+// `branch_from` (non-zero) or its source (0), with that entry's flags; a source keeps
+// the loop iterations remove_loops folded into it.
+struct ChainBranchEntry {
+  uint64_t branch_from = 0;
+  BranchFlags flags;
+  uint32_t nr_loop_iter = 0;
+  uint64_t iter_cycles = 0;
+};
+
+// What perf's callchain_list counts for one printed entry over the chains through it
+// (fill_node, match_chain), and prints after its name with --branch-history.
+struct ChainBranchCounts {
+  uint64_t branch_count = 0, predicted_count = 0, abort_count = 0, cycles_count = 0;
+  uint64_t iter_count = 0, iter_cycles = 0, from_count = 0;
+  BranchTypeStat types;
+  bool branch_to = false;  // the last entry counted was a branch target
+  // Counts one chain's entry; `creates`: the first chain through the entry, whose
+  // source perf's fill_node leaves out of from_count (only match_chain counts it).
+  void Add(const ChainBranchEntry& e, uint64_t ip, bool creates);
+};
+
+// perf's counts_str_build: " (calltrace)" for an entry of the recorded callchain, else
+// " (COND_BWD predicted:50.0%)" for targets, " (cycles:7 iter:1 avg_cycles:7)" for
+// sources, nothing when there is nothing to say.
+void AppendBranchCounts(const ChainBranchCounts& c, std::string* out);
+
 struct CallchainNode {
   CallchainNode();
   ~CallchainNode();
   CallchainNode(CallchainNode&&) noexcept;
   CallchainNode& operator=(CallchainNode&&) noexcept;
   std::vector<ChainFrame> val;
+  // With branch counts (CallchainStore with branch entries): one per val entry.
+  std::vector<ChainBranchCounts> branch;
   uint64_t hit = 0;           // period of chains that end here
   uint64_t children_hit = 0;  // period of chains that continue below
   uint64_t count = 0, children_count = 0;
@@ -76,6 +107,12 @@ struct CallGraphParams {
   bool color = false;
   // Between folded frames: ";", or -t's separator (perf's field_sep ?: ";").
   std::string folded_separator = ";";
+  // perf's callchain_param.branch_callstack (-g ...,branch, --branch-history): the
+  // sample's branch stack is put in front of its callchain.
+  bool branch_callstack = false;
+  // perf's show_branchflag_count (--branch-history on a file with branch stacks):
+  // graph entries end with their branch counts (AppendBranchCounts).
+  bool show_branch_counts = false;
 };
 
 // Parses perf's -g argument: "graph,0.5,caller,function,percent", "none", "folded"...

@@ -27,6 +27,11 @@ struct BranchEnd {
   uint64_t addr = 0;            // the raw address
   uint64_t al_addr = 0;         // Map::MapIp(addr) (addr without a map): what is printed
   char level = 'H';             // of the maps it was found in; 'H' in none
+  // The srcline_from/srcline_to keys (report/srcline.h SrcLines::FillBranchEnd, set only
+  // when a report sorts by them): the interned text perf's map__srcline gives for
+  // al_addr and its id, nullptr otherwise.
+  const std::string* srcline = nullptr;
+  uint32_t srcline_id = 0;
 };
 
 struct HistEntry {
@@ -57,7 +62,7 @@ struct HistEntry {
   // Branch mode (one row per branch-stack entry): the entry's ends and flags.
   bool has_branch = false;
   BranchEnd from, to;
-  bool mispred = false, predicted = false;
+  bool mispred = false, predicted = false, in_tx = false, abort = false;
   uint16_t cycles = 0;
   // The "trace" key (report/trace_texts.h): the formatted tracepoint payload, interned
   // with its id; nullptr unless a report sorts by it.

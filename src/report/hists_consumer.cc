@@ -95,13 +95,132 @@ void HistsConsumer::AddBranchEntries(const ResolvedSample& s) {
     const BranchFlags flags = sample.branch_flags(i);
     proto.from = end(be.from);
     proto.to = end(be.to);
+    if (branch_srclines_) {
+      if (branch_srcline_from_) branch_srclines_->FillBranchEnd(&proto.from);
+      if (branch_srcline_to_) branch_srclines_->FillBranchEnd(&proto.to);
+    }
     proto.mispred = flags.mispred;
     proto.predicted = flags.predicted;
+    proto.in_tx = flags.in_tx;
+    proto.abort = flags.abort;
     proto.cycles = flags.cycles;
     branch_types_.Count(flags, be.from, be.to);
     AddTotals(&hists, 1, s.cpumode, 1, false);
     Hists::AddSelf(&hists.at(hists.FindOrAdd(proto)), 1, s.cpumode, 1);
   }
+}
+
+namespace {
+
+// perf's remove_loops (machine.c): a run of entries whose sources repeat the run just
+// before it is one more iteration of a loop; it is dropped and its cycles kept with the
+// entry after the loop. Entries are found by a hash of the source (hash_64, 7 bits, in
+// 127 slots; no collision handling, as perf).
+struct LoopIterations {
+  uint32_t nr_loop_iter = 0;
+  uint64_t cycles = 0;
+};
+size_t RemoveLoops(std::vector<BranchEntry>* entries, std::vector<BranchFlags>* flags,
+                   std::vector<LoopIterations>* iter) {
+  constexpr size_t kSlots = 127;
+  constexpr uint8_t kNone = 0xff;
+  uint8_t slot[kSlots];
+  std::fill(std::begin(slot), std::end(slot), kNone);
+  auto& l = *entries;
+  size_t nr = l.size();
+  for (size_t i = 0; i < nr; ++i) {
+    const size_t h = static_cast<size_t>((l[i].from * 0x61C8864680B583EBULL) >> (64 - 7)) % kSlots;
+    if (slot[h] == kNone) {
+      slot[h] = static_cast<uint8_t>(i);
+    } else if (l[slot[h]].from == l[i].from) {
+      bool is_loop = true;
+      size_t off = 0;
+      for (size_t j = slot[h]; j < i && i + off < nr; ++j, ++off)
+        if (l[j].from != l[i + off].from) {
+          is_loop = false;
+          break;
+        }
+      if (!is_loop) continue;
+      if (nr > i + off) {
+        LoopIterations& it = (*iter)[i + off];
+        ++it.nr_loop_iter;
+        it.cycles = 0;
+        for (size_t k = 0; k < off; ++k) it.cycles += (*flags)[i + k].cycles;
+        l.erase(l.begin() + static_cast<long>(i), l.begin() + static_cast<long>(i + off));
+        flags->erase(flags->begin() + static_cast<long>(i), flags->begin() + static_cast<long>(i + off));
+        iter->erase(iter->begin() + static_cast<long>(i), iter->begin() + static_cast<long>(i + off));
+      } else {
+        l.resize(nr - off);
+        flags->resize(nr - off);
+        iter->resize(nr - off);
+      }
+      nr -= off;
+    }
+  }
+  return nr;
+}
+
+}  // namespace
+
+void HistsConsumer::BranchHistoryChain(const ResolvedSample& s) {
+  bh_frames_.clear();
+  bh_slots_.clear();
+  const Sample& sample = *s.branch_sample;
+  const U64Array& chain = sample.callchain;
+  const bool caller = call_graph_.caller_order;
+  const bool lbr_stack = s.evsel < lbr_call_stack_.size() && lbr_call_stack_[s.evsel];
+  auto append_chain = [&](size_t chain_nr, size_t first_call, size_t skip_leaf) {
+    // The resolved frames are the real entries of the recorded chain, in order; when
+    // they are not (DWARF-unwound or inline frames, -U, --max-stack), all are kept.
+    const size_t n = s.callchain.size();
+    std::vector<uint32_t> raw_index;  // raw index of each real entry
+    for (size_t j = 0; j < chain.size; ++j)
+      if (chain[j] < kContextMax) raw_index.push_back(static_cast<uint32_t>(j));
+    const bool mapped = raw_index.size() == n && !lbr_stack;
+    for (size_t k = 0; k < n; ++k) {
+      const size_t idx = caller ? n - 1 - k : k;  // print order
+      if (mapped) {
+        const size_t j = raw_index[idx];
+        if (caller ? j < skip_leaf || chain.size - 1 - j >= chain_nr : j < first_call || j >= chain_nr) continue;
+      }
+      bh_frames_.push_back(s.callchain[idx]);
+      bh_slots_.emplace_back();
+    }
+  };
+  const uint64_t nr_branch = sample.branch_nr;
+  if (lbr_stack || nr_branch > 127) {  // perf: "corrupted branch chain. skipping..."
+    append_chain(chain.size, 0, 0);
+    return;
+  }
+  const size_t nr = std::min<uint64_t>(static_cast<uint64_t>(std::max(s.frame_source->max_stack(), 0)), nr_branch);
+  std::vector<BranchEntry> be(nr);
+  std::vector<BranchFlags> flags(nr);
+  std::vector<LoopIterations> iter(nr);
+  size_t first_call = 0;
+  for (size_t i = 0; i < nr; ++i) {
+    const uint64_t k = caller ? nr_branch - i - 1 : i;
+    be[i] = sample.branch(k);
+    flags[i] = sample.branch_flags(k);
+    if (caller || chain.size == 0 || first_call >= chain.size) continue;
+    // Overlap with the callchain: a return address one call instruction (at most 8
+    // bytes) past the branch's source.
+    if (chain[first_call] >= kContextMax) ++first_call;
+    else if (be[i].from < chain[first_call] && be[i].from >= chain[first_call] - 8) ++first_call;
+  }
+  const size_t kept = RemoveLoops(&be, &flags, &iter);
+  for (size_t i = 0; i < kept; ++i) {
+    CallchainStore::BranchSlot to{true, {be[i].from, flags[i], 0, 0}, be[i].to};
+    bh_frames_.push_back({be[i].to, s.frame_source->ResolveAnyMode(s.thread, be[i].to)});
+    bh_slots_.push_back(to);
+    CallchainStore::BranchSlot from{true, {0, flags[i], iter[i].nr_loop_iter, iter[i].cycles}, be[i].from};
+    bh_frames_.push_back({be[i].from, s.frame_source->ResolveAnyMode(s.thread, be[i].from)});
+    bh_slots_.push_back(from);
+  }
+  if (chain.size == 0) return;
+  // perf then walks the chain up to its length less the branch entries kept: callee
+  // first from first_call, caller first from the root down to that index.
+  const size_t chain_nr = chain.size > kept ? chain.size - kept : 0;
+  append_chain(chain_nr, first_call, kept);
 }
 
 void HistsConsumer::OnSample(const ResolvedSample& sample) {
@@ -134,7 +253,20 @@ void HistsConsumer::OnSample(const ResolvedSample& sample) {
   const bool graph = call_graph_.mode != CallGraphMode::kNone;
   if (!children_ && !graph) return;
 
-  const size_t n = s.callchain.size();
+  // The chain in callee-first storage (print order reversed for caller order), with
+  // --branch-history the branch entries in front as perf's cursor has them.
+  std::span<const CallchainFrame> callchain = s.callchain;
+  std::span<const CallchainStore::BranchSlot> slots;
+  if (call_graph_.branch_callstack && s.branch_sample && s.frame_source) {
+    BranchHistoryChain(s);
+    if (call_graph_.caller_order) {
+      std::reverse(bh_frames_.begin(), bh_frames_.end());
+      std::reverse(bh_slots_.begin(), bh_slots_.end());
+    }
+    callchain = bh_frames_;
+    slots = bh_slots_;
+  }
+  const size_t n = callchain.size();
   uint32_t chain_pos = 0;
   // perf's callchain_append adds nothing for an empty chain (a corrupt one is emptied):
   // no root hit, so no empty "value " line in flat/folded output.
@@ -143,11 +275,11 @@ void HistsConsumer::OnSample(const ResolvedSample& sample) {
     chain_.clear();
     if (chain_srclines_) {
       for (size_t k = 0; k < n; ++k) {
-        const CallchainFrame& f = s.callchain[k];
+        const CallchainFrame& f = callchain[k];
         // Part of an inline expansion (perf 6.1 expands DWARF-unwound entries only): an
         // inline frame, or the function's own frame right after the entry's inline
         // frames (callee first, one ip).
-        const CallchainFrame* inner = k ? &s.callchain[k - 1] : nullptr;
+        const CallchainFrame* inner = k ? &callchain[k - 1] : nullptr;
         const bool expanded = (f.al.sym && f.al.sym->inlined) ||
                               (inner && inner->ip == f.ip && inner->al.dso == f.al.dso && inner->al.sym &&
                                inner->al.sym->inlined);
@@ -155,11 +287,13 @@ void HistsConsumer::OnSample(const ResolvedSample& sample) {
             {f.al.dso, f.al.sym, f.ip, chain_srclines_->ChainText(f.al.dso, f.al.dso_addr, f.al.sym, expanded)}));
       }
     } else {
-      for (const CallchainFrame& f : s.callchain)
+      for (const CallchainFrame& f : callchain)
         chain_.push_back(hists.chains().InternFrame({f.al.dso, f.al.sym, f.ip}));
     }
     if (call_graph_.caller_order) std::reverse(chain_.begin(), chain_.end());
-    chain_pos = hists.chains().AddChain(chain_);
+    slots_.assign(slots.begin(), slots.end());
+    if (call_graph_.caller_order) std::reverse(slots_.begin(), slots_.end());
+    chain_pos = hists.chains().AddChain(chain_, slots_);
     hists.chains().AddRef(self_row, chain_pos, 0, static_cast<uint32_t>(chain_.size()), s.period);
   }
   if (!children_) return;
@@ -176,7 +310,7 @@ void HistsConsumer::OnSample(const ResolvedSample& sample) {
   // sets the level from the maps it was found in, a node without one keeps the level of
   // the node before it (the sample's for the first).
   for (size_t k = 0; k < n; ++k) {
-    const CallchainFrame& f = s.callchain[call_graph_.caller_order ? n - 1 - k : k];
+    const CallchainFrame& f = callchain[call_graph_.caller_order ? n - 1 - k : k];
     proto.dso = f.al.dso;
     proto.sym = f.al.sym;
     proto.key_addr = f.al.sym ? f.al.dso_addr : f.ip;

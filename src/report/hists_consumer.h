@@ -65,8 +65,19 @@ class HistsConsumer : public SampleConsumer {
   // captured"), instead of its own row. The session must hand over branch stacks
   // (SampleNeeds::branch_stack); no Children or call graph.
   void set_branch_mode(bool on) { branch_mode_ = on; }
+  // Branch mode: fill the branch ends' source lines (the srcline_from / srcline_to
+  // keys) from `srclines`; nullptr: none.
+  void set_branch_srclines(SrcLines* srclines, bool from, bool to) {
+    branch_srclines_ = srclines;
+    branch_srcline_from_ = from;
+    branch_srcline_to_ = to;
+  }
   // Branch mode: the typed entries of every evsel (perf's "Branch Statistics").
   const BranchTypeStat& branch_types() const { return branch_types_; }
+  // With CallGraphParams::branch_callstack (-g ...,branch, --branch-history): which
+  // evsels record LBR call stacks (their chain is the call stack, as perf's
+  // resolve_lbr_callchain_sample takes over: no branch entries added); by evsel index.
+  void set_lbr_call_stack(std::vector<bool> by_evsel) { lbr_call_stack_ = std::move(by_evsel); }
 
  private:
   std::vector<Hists> hists_;  // one per evsel
@@ -77,6 +88,8 @@ class HistsConsumer : public SampleConsumer {
   CallGraphParams call_graph_;
   SrcLines* srclines_ = nullptr;
   SrcLines* chain_srclines_ = nullptr;
+  SrcLines* branch_srclines_ = nullptr;
+  bool branch_srcline_from_ = false, branch_srcline_to_ = false;
   TraceTexts* trace_texts_ = nullptr;
   std::vector<size_t> chain_rows_;    // per-sample dedup scratch, reused
   std::vector<uint32_t> chain_;       // interned frame ids in print order, reused
@@ -100,6 +113,14 @@ class HistsConsumer : public SampleConsumer {
   // false when no frame matches.
   bool CutIgnoredCallees(const ResolvedSample& s, ResolvedSample* cut);
   bool Matches(const std::regex& re, std::unordered_map<const Symbol*, bool>* cache, const Symbol* sym);
+  // perf's thread__resolve_callchain_sample with branch_callstack: the sample's branch
+  // stack (loops removed) as target/source entries, then its callchain as perf cuts
+  // it, in print order, into bh_frames_/bh_slots_.
+  void BranchHistoryChain(const ResolvedSample& s);
+  std::vector<bool> lbr_call_stack_;
+  std::vector<CallchainFrame> bh_frames_;
+  std::vector<CallchainStore::BranchSlot> bh_slots_;
+  std::vector<CallchainStore::BranchSlot> slots_;  // bh_slots_ in print order, reused
 };
 
 }  // namespace perflens

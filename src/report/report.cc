@@ -20,7 +20,7 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   for (const auto& ev : file->evsels()) combined_sample_type |= ev.attr.sample_type;
   const bool has_br_stack =
       file->HasFeature(kFeatBranchStack) && !(combined_sample_type & kSampleStackUser);
-  r->branch_mode_ = options.branch_stack.value_or(has_br_stack);
+  r->branch_mode_ = options.branch_stack.value_or(has_br_stack) && !options.branch_history;
   if (r->branch_mode_ && !(combined_sample_type & kSampleBranchStack) && !file->pipe_mode())
     return Err("Selected -b but no branch data. Did you call perf record without -b?");
   std::string sort = options.sort;
@@ -30,6 +30,16 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   for (const Evsel& ev : file->evsels()) all_tracepoints &= ev.attr.type == kPerfTypeTracepoint;
   if (!options.sort_given && all_tracepoints) sort = "trace";
   if (r->branch_mode_ && !options.sort_given) sort = "comm,dso_from,symbol_from,symbol_to,cycles";
+  if (options.branch_history && !options.sort_given) sort = "srcline,symbol,dso";
+  // perf refuses -s lists naming an ipc key (it adds them itself).
+  if (options.sort_given && sort.find("ipc") != std::string::npos)
+    return Err("-s/--sort: the ipc keys are not sort keys ('{}'); perf adds its IPC column to lists naming symbol",
+               sort);
+  // perf appends ipc_null to a sort order naming "symbol" (ipc_lbr in branch mode,
+  // not done here: perf 6.1 crashes on those lists).
+  if ((options.sort_given || options.branch_history) && !r->branch_mode_ &&
+      sort.find("symbol") != std::string::npos)
+    sort += ",ipc_null";
   // perf's -p adds the parent key (setup_sorting: sort__has_parent).
   if (!options.parent.empty() && (sort + ",").find("parent,") == std::string::npos) sort += ",parent";
   std::string field_keys;
@@ -50,6 +60,13 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   // perf 6.1 decides the Children default before a pipe's attrs arrive: off in pipe mode.
   r->children_ = options.children.value_or(r->has_callchains_ && !file->pipe_mode());
   if (!r->has_callchains_) r->children_ = false;  // perf: nothing to accumulate
+  // --branch-history on a file with branch stacks (perf's show_branchflag_count) makes
+  // call graphs of samples without callchains.
+  const bool branch_counts = options.branch_history && has_br_stack;
+  if (!r->has_callchains_ && (options.branch_history || options.call_graph.find("branch") != std::string::npos) &&
+      !branch_counts)
+    return Err("Selected -g or --branch-history. But no callchain or branch data. Did you call 'perf record' "
+               "without -g or -b?");
   if (r->branch_mode_) {
     // perf turns cumulation off in branch mode and adds no callchains to branch rows.
     r->children_ = false;
@@ -63,12 +80,20 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   // In pipe mode perf picks the caller order while Children is still on by default,
   // then turns Children off once it finds no attrs yet: caller order, no Children.
   if (!order_set) cg.caller_order = r->children_ || (file->pipe_mode() && !options.children.has_value());
+  if (options.branch_history) {
+    cg.key = CallchainKey::kAddress;
+    cg.branch_callstack = true;
+    cg.show_branch_counts = branch_counts;
+    // perf picks the order while Children is still on by default (it is turned off
+    // later for a file without callchains).
+    if (!order_set) cg.caller_order = options.children.value_or(true);
+  }
   // perf's --hierarchy turns cumulation off after the default order was chosen with it.
   if (options.hierarchy) {
     if (!options.fields.empty()) return Err("--hierarchy and --fields options cannot be used together");
     r->children_ = false;
   }
-  if (!r->has_callchains_) cg.mode = CallGraphMode::kNone;
+  if (!r->has_callchains_ && !branch_counts) cg.mode = CallGraphMode::kNone;
   // perf's parse_percent_limit also sets the call-graph threshold.
   if (options.percent_limit > 0) cg.min_percent = options.percent_limit;
   // With -F the first percentage field decides the order (Children only when named).
@@ -106,7 +131,8 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   // The parent key walks the callchain even without a call graph (perf's
   // sample__resolve_callchain with sort__has_parent).
   const bool chains = r->children_ || cg.mode != CallGraphMode::kNone || (has_parent && r->has_callchains_);
-  so.needs.assign(file->evsels().size(), SampleNeeds{true, chains, false, r->branch_mode_});
+  const bool branch_chains = chains && cg.branch_callstack;
+  so.needs.assign(file->evsels().size(), SampleNeeds{true, chains, false, r->branch_mode_ || branch_chains});
   for (const SortKey* k : *keys)
     if (k->name == std::string_view("trace"))
       for (SampleNeeds& n : so.needs) n.raw = true;
@@ -151,6 +177,22 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   r->hists_->set_branch_mode(r->branch_mode_);
   r->hists_->set_time_quantum(options.time_quantum);
   r->hists_->set_keep_excluded_rows(options.hierarchy && options.exclude_other);
+  if (branch_chains) {
+    std::vector<bool> lbr_call_stack;
+    for (const Evsel& ev : file->evsels())
+      lbr_call_stack.push_back((ev.attr.sample_type & kSampleBranchStack) &&
+                               (ev.attr.branch_sample_type & kBranchSampleCallStack));
+    r->hists_->set_lbr_call_stack(std::move(lbr_call_stack));
+  }
+  bool srcline_from = false, srcline_to = false;
+  for (const SortKey* k : *keys) {
+    srcline_from |= k->name == std::string_view("srcline_from");
+    srcline_to |= k->name == std::string_view("srcline_to");
+  }
+  if (r->branch_mode_ && (srcline_from || srcline_to)) {
+    r->branch_srclines_ = std::make_unique<SrcLines>(&r->session_->symbolizer(), options.full_source_path);
+    r->hists_->set_branch_srclines(r->branch_srclines_.get(), srcline_from, srcline_to);
+  }
   for (const SortKey* k : *keys)
     if (k->name == std::string_view("trace")) {
       r->trace_texts_ = std::make_unique<TraceTexts>(file->evsels(), file->env().tracing_data.get());

@@ -75,6 +75,7 @@ class Report {
   std::unique_ptr<Session> session_;
   std::unique_ptr<SrcLines> srclines_;  // when a sort key is srcline
   std::unique_ptr<SrcLines> chain_srclines_;  // with the call graph's address key
+  std::unique_ptr<SrcLines> branch_srclines_;  // srcline_from / srcline_to in branch mode
   std::unique_ptr<std::regex> parent_pattern_;  // the parent key's pattern (before hists_: it outlives it)
   std::unique_ptr<std::regex> ignore_callees_;  // --ignore-callees
   std::unique_ptr<TraceTexts> trace_texts_;   // when a sort key is trace

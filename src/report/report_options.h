@@ -68,6 +68,10 @@ struct ReportOptions {
   // -b/--branch-stack, --no-branch-stack; unset → branch mode when the recording has
   // the BRANCH_STACK feature (perf record -b) and no user stacks, as perf.
   std::optional<bool> branch_stack;
+  // --branch-history: each sample's branch stack in front of its callchain (perf's
+  // branch_call_mode): call graphs keyed by address with branch counts, default sort
+  // srcline,symbol,dso, never branch mode.
+  bool branch_history = false;
   std::string format = "stdio";       // --stdio or "json"
   // Filters (comma separated lists, as perf).
   std::vector<std::string> comms, dsos, symbols;

@@ -268,6 +268,44 @@ void PrintCycles(const HistEntry& e, std::string* out) {
   else fmt::format_to(std::back_inserter(*out), "{}", e.cycles);
 }
 void JsonCycles(const HistEntry& e, nlohmann::json* row) { (*row)["cycles"] = e.cycles; }
+// srcline_from / srcline_to: perf's map__srcline of each end, one row per text (as
+// perf's strcmp compare), ordered by it. perf 6.1 computes the text only inside its
+// compare, so a row never compared on it prints "(null)"; the truth is printed here
+// (README "differs on purpose").
+std::string_view BranchSrclineText(const HistEntry& e, const BranchEnd& end) {
+  if (!e.has_branch) return "N/A";
+  return end.srcline ? std::string_view(*end.srcline) : std::string_view("??:0");
+}
+void IdBranchSrcline(const BranchEnd& end, uint64_t* w) { w[0] = end.srcline ? end.srcline_id : kNoId; }
+void IdSrclineFrom(const HistEntry& e, CommIds*, uint64_t* w) { IdBranchSrcline(e.from, w); }
+void IdSrclineTo(const HistEntry& e, CommIds*, uint64_t* w) { IdBranchSrcline(e.to, w); }
+int OrderSrclineFrom(const HistEntry& a, const HistEntry& b) {
+  return Cmp(BranchSrclineText(a, a.from), BranchSrclineText(b, b.from));
+}
+int OrderSrclineTo(const HistEntry& a, const HistEntry& b) {
+  return Cmp(BranchSrclineText(a, a.to), BranchSrclineText(b, b.to));
+}
+void PrintSrclineFrom(const HistEntry& e, std::string* out) { out->append(BranchSrclineText(e, e.from)); }
+void PrintSrclineTo(const HistEntry& e, std::string* out) { out->append(BranchSrclineText(e, e.to)); }
+void JsonSrclineFrom(const HistEntry& e, nlohmann::json* row) { (*row)["srcline_from"] = std::string(BranchSrclineText(e, e.from)); }
+void JsonSrclineTo(const HistEntry& e, nlohmann::json* row) { (*row)["srcline_to"] = std::string(BranchSrclineText(e, e.to)); }
+
+// in_tx / abort: the entry's transaction flags, "tx"/"A" when set, "." when not
+// (perf's in_tx / abort keys), ascending (perf's flag difference).
+void IdInTx(const HistEntry& e, CommIds*, uint64_t* w) { w[0] = e.in_tx; }
+int OrderInTx(const HistEntry& a, const HistEntry& b) { return CmpValue(a.in_tx, b.in_tx); }
+void PrintInTx(const HistEntry& e, std::string* out) { out->append(!e.has_branch ? "N/A" : e.in_tx ? "tx" : "."); }
+void JsonInTx(const HistEntry& e, nlohmann::json* row) { (*row)["in_tx"] = e.in_tx; }
+void IdAbort(const HistEntry& e, CommIds*, uint64_t* w) { w[0] = e.abort; }
+int OrderAbort(const HistEntry& a, const HistEntry& b) { return CmpValue(a.abort, b.abort); }
+void PrintAbort(const HistEntry& e, std::string* out) { out->append(!e.has_branch ? "N/A" : e.abort ? "A" : "."); }
+void JsonAbort(const HistEntry& e, nlohmann::json* row) { (*row)["abort"] = e.abort; }
+
+// ipc_null: the column perf adds after a -s list naming "symbol" outside branch mode
+// (no cycles to compute an IPC from): grouped like sym, printed "-      -".
+void PrintIpcNull(const HistEntry&, std::string* out) { out->append("-      -"); }
+void JsonIpcNull(const HistEntry&, nlohmann::json*) {}
+
 // trace (report/trace_texts.h): one row per payload text, ordered by it (perf's
 // sort__trace_cmp compares he->trace_output).
 void IdTrace(const HistEntry& e, CommIds*, uint64_t* w) { w[0] = e.trace ? e.trace_id : kNoId; }
@@ -325,6 +363,16 @@ constexpr SortKey kSortKeys[] = {
     {.name = "time", .header = "Time", .id = IdTime, .collapse = OrderTime, .order = OrderTime,
      .print = PrintTimeUs, .json = JsonTime, .pad_last = false, .min_width = 12, .fixed_width = true,
      .truncate = true},
+    {.name = "srcline_from", .header = "From Source:Line", .id = IdSrclineFrom, .collapse = OrderSrclineFrom,
+     .order = OrderSrclineFrom, .print = PrintSrclineFrom, .json = JsonSrclineFrom},
+    {.name = "srcline_to", .header = "To Source:Line", .id = IdSrclineTo, .collapse = OrderSrclineTo,
+     .order = OrderSrclineTo, .print = PrintSrclineTo, .json = JsonSrclineTo},
+    {.name = "in_tx", .header = "Branch in transaction", .id = IdInTx, .collapse = OrderInTx, .order = OrderInTx,
+     .print = PrintInTx, .json = JsonInTx},
+    {.name = "abort", .header = "Transaction abort", .id = IdAbort, .collapse = OrderAbort, .order = OrderAbort,
+     .print = PrintAbort, .json = JsonAbort},
+    {.name = "ipc_null", .header = "IPC   [IPC Coverage]", .id_words = 2, .id = IdSym, .collapse = CollapseSym,
+     .order = OrderSym, .print = PrintIpcNull, .json = JsonIpcNull},
     {.name = "trace", .header = "Trace output", .id = IdTrace, .collapse = OrderTrace, .order = OrderTrace,
      .print = PrintTrace, .json = JsonTrace, .pad_last = false},
 };
@@ -368,7 +416,8 @@ Result<std::vector<const SortKey*>> ParseSortKeys(std::string_view list) {
     const SortKey* k = FindSortKey(name);
     if (!k)
       return Err("unknown sort key '{}' (known: comm, pid, tid, dso, sym, symbol, cpu, srcline, srcfile, trace, parent, time; "
-                 "branch mode: dso_from, dso_to, symbol_from, symbol_to, mispredict, cycles)",
+                 "branch mode: dso_from, dso_to, symbol_from, symbol_to, mispredict, cycles, srcline_from, "
+                 "srcline_to, in_tx, abort)",
                  name);
     bool dup = false;
     for (auto* have : keys) dup |= have == k;

@@ -80,6 +80,17 @@ void SrcLines::Fill(HistEntry* e, uint64_t dso_addr) {
   e->srcfile_id = c.file_id;
 }
 
+void SrcLines::FillBranchEnd(BranchEnd* end) {
+  HistEntry e;
+  e.dso = end->dso;
+  e.sym = end->sym;
+  e.key_addr = end->al_addr;
+  Fill(&e, end->al_addr);
+  std::string text;
+  Print(e, &text);
+  std::tie(end->srcline, end->srcline_id) = Intern(std::move(text));
+}
+
 const std::string* SrcLines::ChainText(const Dso* dso, uint64_t dso_addr, const Symbol* sym, bool expanded) {
   if (!dso || !sym) return nullptr;
   auto [it, added] = chain_texts_.try_emplace({sym, dso_addr, expanded}, nullptr);

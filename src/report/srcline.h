@@ -60,6 +60,11 @@ class SrcLines {
   // keys by the raw ip: its key_addr is not this address).
   void Fill(HistEntry* e, uint64_t dso_addr);
 
+  // Sets end->srcline and srcline_id: perf's map__srcline of a branch end (its
+  // al_addr), printed as the srcline key prints a row ("file:line", "sym+offset",
+  // "dso[vaddr]", "??:0" outside every map). Interned with the other texts.
+  void FillBranchEnd(BranchEnd* end);
+
   // The column text of a row Fill has seen (perf's formats above).
   static void Print(const HistEntry& e, std::string* out);
   // The "srcfile" key's text: the file part of a line ("" without one, as perf's

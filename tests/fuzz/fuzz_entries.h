@@ -735,6 +735,9 @@ inline int FuzzCallGraph(const uint8_t* data, size_t size) {
                                        "folded,0.5,caller"};
   o.call_graph = kModes[size % 6];
   o.children = true;
+  // A third of the sizes add the branch stack to the chains (--branch-history: refused
+  // without branch stacks or callchains).
+  o.branch_history = size % 3 == 1;
   auto report = FuzzRunReport(f.get(), o);
   if (!report) return 0;
   std::vector<uint64_t> sections = CheckHists(*report, &inv);

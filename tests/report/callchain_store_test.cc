@@ -158,5 +158,64 @@ TEST(CallchainStoreTest, RowsOwnSuffixesAndMerge) {
   EXPECT_EQ(merged->children_count, 2u);
 }
 
+// --branch-history: each printed entry sums the branch slots of the chains through it,
+// perf's from_count leaving out the chain that made the entry; entries of the recorded
+// chain (no slot) print " (calltrace)"; a second store merged in keeps its slots.
+TEST(CallchainStoreTest, BranchCountsPerEntry) {
+  Fixture fx;
+  CallchainStore store, other;
+  store.set_key(CallchainKey::kAddress);
+  other.set_key(CallchainKey::kAddress);
+  auto slots = [](bool predicted, uint16_t cycles) {
+    BranchFlags call;
+    call.type = 4;  // CALL
+    call.predicted = predicted;
+    BranchFlags src = call;
+    src.cycles = cycles;
+    // f0 is the target of a call from f1 (which looped once, 7 cycles), f2 recorded.
+    return std::vector<CallchainStore::BranchSlot>{
+        {true, {0x1108, call, 0, 0}, 0x1008}, {true, {0, src, 1, 7}, 0x1108}, {}};
+  };
+  auto add = [&](CallchainStore* s, bool predicted, uint16_t cycles) {
+    std::vector<uint32_t> ids;
+    for (size_t i : {0, 1, 2}) ids.push_back(s->InternFrame(fx.F(i)));
+    const auto sl = slots(predicted, cycles);
+    s->AddRef(0, s->AddChain(ids, sl), 0, 3, 10);
+  };
+  add(&store, true, 10);
+  add(&store, false, 20);
+  add(&other, false, 30);
+  store.Merge(other, std::vector<size_t>{0});
+  CallGraphParams p;
+  p.min_percent = 0;
+  auto root = store.Build(0, p, 30);
+  ASSERT_EQ(root->children.size(), 1u);
+  const CallchainNode& n = *root->children[0];
+  ASSERT_EQ(n.val.size(), 3u);
+  ASSERT_EQ(n.branch.size(), 3u);
+  EXPECT_EQ(n.branch[0].branch_count, 3u);
+  EXPECT_EQ(n.branch[0].predicted_count, 1u);
+  EXPECT_TRUE(n.branch[0].branch_to);
+  EXPECT_EQ(n.branch[1].cycles_count, 60u);
+  EXPECT_EQ(n.branch[1].from_count, 2u) << "the first chain made the entry";
+  EXPECT_EQ(n.branch[1].iter_count, 3u);
+  EXPECT_EQ(n.branch[2].branch_count, 0u);
+  std::string text;
+  AppendBranchCounts(n.branch[0], &text);
+  EXPECT_EQ(text, " (CALL predicted:33.3%)");
+  text.clear();
+  AppendBranchCounts(n.branch[1], &text);
+  EXPECT_EQ(text, " (cycles:20 iter:1 avg_cycles:7)");
+  text.clear();
+  AppendBranchCounts(n.branch[2], &text);
+  EXPECT_EQ(text, " (calltrace)");
+  // Nothing to say: no type, all predicted, no cycles.
+  ChainBranchCounts quiet;
+  quiet.Add({0x10, BranchFlags{.predicted = true}, 0, 0}, 0x20, true);
+  text.clear();
+  AppendBranchCounts(quiet, &text);
+  EXPECT_EQ(text, "");
+}
+
 }  // namespace
 }  // namespace perflens

@@ -46,7 +46,8 @@ TEST(SortKeyTest, ParseErrorsNameTheKey) {
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().message,
             "unknown sort key 'bogus' (known: comm, pid, tid, dso, sym, symbol, cpu, srcline, srcfile, trace, parent, time; "
-            "branch mode: dso_from, dso_to, symbol_from, symbol_to, mispredict, cycles)");
+            "branch mode: dso_from, dso_to, symbol_from, symbol_to, mispredict, cycles, srcline_from, srcline_to, "
+            "in_tx, abort)");
   auto empty = ParseSortKeys(" , ");
   ASSERT_FALSE(empty.ok());
   EXPECT_EQ(empty.error().message, "no sort keys given");

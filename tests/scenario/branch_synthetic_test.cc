@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <string>
 #include <vector>
+#include <utility>
 
 #include "branch_synthetic_fixture.h"
 #include "gtest/gtest.h"
@@ -76,8 +77,14 @@ class BranchFixture : public ::testing::Test {
   // one text of perf's output replaced by what perflens prints on purpose.
   void ExpectSameAs(const std::string& expected_file, const std::string& out, const std::string& perf_wrong = "",
                     const std::string& truth = "") {
+    if (perf_wrong.empty()) ExpectSameAsFixed(expected_file, out, {});
+    else ExpectSameAsFixed(expected_file, out, {{perf_wrong, truth}});
+  }
+  // Likewise with several texts of perf's output replaced, each once, in order.
+  void ExpectSameAsFixed(const std::string& expected_file, const std::string& out,
+                         const std::vector<std::pair<std::string, std::string>>& fixes) {
     std::string expected = WithoutTip(ReadFileOrEmpty(Fixture(expected_file)));
-    if (!perf_wrong.empty()) {
+    for (const auto& [perf_wrong, truth] : fixes) {
       const size_t at = expected.find(perf_wrong);
       ASSERT_NE(at, std::string::npos) << perf_wrong << " not in " << expected_file;
       expected.replace(at, perf_wrong.size(), truth);
@@ -176,6 +183,52 @@ TEST_F(BranchFixture, SymbolAndMispredictKeys) {
   std::sort(trimmed.begin(), trimmed.end());
   std::sort(want.begin(), want.end());
   EXPECT_EQ(trimmed, want) << out;
+}
+
+// srcline_from / srcline_to: each end's source line in the committed binary (its DWARF),
+// "libdemo.so[1234]" for the library that exists nowhere, "??:0" for _start (addr2line
+// names the function but has no line); in_tx / abort: "." for entries without the flags.
+// perf 6.1 computes a srcline_to only when its compare runs, and prints "(null)" for the
+// two rows whose srcline_from no other row shares (README "differs on purpose").
+TEST_F(BranchFixture, SrclineAndTransactionKeysArePerfs) {
+  ExpectSameAsFixed("expected-perf-srcline-keys.txt",
+                    Run("report --stdio -s srcline_from,srcline_to,in_tx,abort", "branch_any.data").out,
+                    {{"??:0                (null)            ", "??:0                libdemo.so[1000]  "},
+                     {"noreturn_call.c:24  (null)            ", "noreturn_call.c:24  noreturn_call.c:20"}});
+}
+
+// --branch-history: each sample's branch stack (loops removed) as callchain entries in
+// front of its chain, keyed by address, with perf's counts: a target's branch types and
+// predicted share, a source's average cycles and loop iterations; sort srcline,symbol,dso
+// with perf's IPC column. Caller order by default (Children is on when perf picks it).
+TEST_F(BranchFixture, BranchHistoryIsPerfs) {
+  ExpectSameAs("expected-perf-branch-history.txt", Run("report --stdio --branch-history", "branch_any.data").out);
+  ExpectSameAs("expected-perf-branch-history-caller.txt",
+               Run("report --stdio --branch-history -n -g caller,0.5,address,count", "branch_any.data").out);
+  // Callee order: the mispredicted repeat of the first entry is a loop, counted as one
+  // iteration of the call before it (perf's from_count leaves out the chain that made
+  // the entry: two samples print "iter:2").
+  const std::string callee = Run("report --stdio --branch-history -g callee", "branch_any.data").out;
+  EXPECT_NE(callee.find("---spin_and_exit noreturn_call.c:11 (COND_BWD)\n"
+                        "               spin_and_exit noreturn_call.c:11 (cycles:3)\n"
+                        "               spin_and_exit noreturn_call.c:10 (CALL)\n"
+                        "               ends_with_call noreturn_call.c:17 (cycles:12 iter:2 avg_cycles:7)\n"),
+            std::string::npos)
+      << callee;
+  // An LBR call-stack recording keeps its call stack (perf's resolve_lbr_callchain_sample
+  // takes over) and has no BRANCH_STACK feature, so no counts.
+  ExpectSameAs("expected-perf-lbr-branch-history.txt",
+               Run("report --stdio --branch-history --no-children", "lbr_callstack.data").out, "            ---0\n",
+               "            ---ends_with_call noreturn_call.c:16\n");
+}
+
+// -g ...,branch without callchains in the recording: perf's error.
+TEST_F(BranchFixture, GraphBranchNeedsCallchains) {
+  const CommandResult r = RunShell(ShellQuote(PerflensBinary()) + " report -q --stdio --no-branch-stack -g callee,0.5,branch -i " +
+                                       ShellQuote(Fixture("branch_any.data")),
+                                   dir_);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("Selected -g or --branch-history. But no callchain or branch data."), std::string::npos) << r.err;
 }
 
 TEST_F(BranchFixture, ScriptBranchStackIsPerfs) {

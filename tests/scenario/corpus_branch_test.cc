@@ -1,10 +1,13 @@
 // Branch stacks of the shared corpus (perf record -b, LBR, AMD speculation bits): perf
 // report's branch mode and perf script's brstack/brstacksym fields agree with perf 6.1's
 // outputs, captured by corpus_branch/capture.sh with an empty --symfs and HOME (the
-// first lines of each: the outputs are large). Skipped when the corpus is absent;
-// PERFLENS_CORPUS_DIR in the environment overrides where it is.
+// first lines of each: the outputs are large; --branch-history outputs whole). Skipped
+// when the corpus is absent; PERFLENS_CORPUS_DIR in the environment overrides where it is.
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -24,6 +27,11 @@ struct CorpusCase {
   // thread's final comm, "lsattr") and test.lbr (no BRANCH_STACK feature, so no branch
   // mode; perf orders its unresolved rows of equal overhead by address).
   bool report = true;
+  // --branch-history outputs stored (corpus_branch/capture.sh): 0 none; 1 the whole
+  // report, compared exactly; 2 a Children report (compared with rows of equal
+  // percentage in any order: perf's tie order there is a known gap, README "Ties") and
+  // a --no-children caller-order one, compared exactly.
+  int branch_history = 0;
 };
 
 std::string CorpusDir() {
@@ -71,6 +79,40 @@ class CorpusBranch : public ::testing::TestWithParam<CorpusCase> {
     }
     EXPECT_EQ(out, expected);
   }
+  // perflens `args` on the recording, the whole output against perf's as a list of rows
+  // (a row line and the call graph below it) in any order.
+  void CompareRows(const std::string& args, const std::string& suffix) {
+    const std::string expected_file = ScenarioSourceDir() + "/corpus_branch/" + GetParam().name + suffix;
+    const std::string expected = ReadFileOrEmpty(expected_file);
+    ASSERT_FALSE(expected.empty()) << expected_file;
+    const CommandResult r = RunShell("env -u PERF_BUILDID_DIR HOME=" + ShellQuote(dir_ + "/home") + " " +
+                                         ShellQuote(PerflensBinary()) + " " + args + " -i " + ShellQuote(data_) +
+                                         " --symfs " + ShellQuote(dir_ + "/symfs"),
+                                     dir_);
+    ASSERT_EQ(r.exit_code, 0) << args << "\n" << r.err;
+    const std::vector<std::string> want = Blocks(expected), got = Blocks(r.out);
+    EXPECT_GT(want.size(), 10u);
+    if (got != want) {
+      WriteFile(expected_file + ".actual.txt", r.out);
+      std::printf("[ corpus ] diff -u %s %s.actual.txt\n", expected_file.c_str(), expected_file.c_str());
+    }
+    EXPECT_EQ(got, want);
+  }
+  // The rows of a report (each with the lines below it up to the next row), sorted;
+  // "#" lines and empty lines left out.
+  static std::vector<std::string> Blocks(const std::string& text) {
+    std::vector<std::string> blocks;
+    for (const std::string& line : SplitLines(text)) {
+      if (line.empty() || line[0] == '#') continue;
+      const size_t first = line.find_first_not_of(' ');
+      const bool row = first != std::string::npos && first > 0 && std::isdigit(static_cast<unsigned char>(line[first])) &&
+                       line.find('%', first) != std::string::npos && line.find('%', first) < line.find(' ', first);
+      if (row || blocks.empty()) blocks.emplace_back();
+      blocks.back() += line + "\n";
+    }
+    std::sort(blocks.begin(), blocks.end());
+    return blocks;
+  }
   std::string data_, dir_;
 };
 
@@ -78,17 +120,30 @@ TEST_P(CorpusBranch, ReportBranchModeIsPerfs) {
   if (!GetParam().report) GTEST_SKIP() << "differs outside branch stacks (see CorpusCase::report)";
   Compare("report --stdio", ".report.txt", 200);
 }
+// --branch-history: the branch stacks in front of the callchains (perf's branch
+// counts), Children on for the files with callchains.
+TEST_P(CorpusBranch, BranchHistoryIsPerfs) {
+  const int mode = GetParam().branch_history;
+  if (mode == 0) GTEST_SKIP() << "no --branch-history output stored";
+  if (mode == 1) {
+    Compare("report --stdio --branch-history", ".branch-history.txt", SIZE_MAX);
+    return;
+  }
+  CompareRows("report --stdio --branch-history --percent-limit 1", ".branch-history.txt");
+  Compare("report --stdio --branch-history --no-children -g caller --percent-limit 0.5", ".branch-history-self.txt",
+          SIZE_MAX);
+}
 TEST_P(CorpusBranch, ScriptBrstackIsPerfs) { Compare("script -F ip,sym,brstack", ".brstack.txt", 30); }
 TEST_P(CorpusBranch, ScriptBrstacksymIsPerfs) { Compare("script -F brstacksym,dso", ".brstacksym.txt", 10); }
 
 INSTANTIATE_TEST_SUITE_P(
     Files, CorpusBranch,
-    testing::Values(CorpusCase{"perf_data_converter/perf.data.branch-4.14", "perf.data.branch-4.14"},
+    testing::Values(CorpusCase{"perf_data_converter/perf.data.branch-4.14", "perf.data.branch-4.14", true, 1},
                     CorpusCase{"perf_data_converter/perf.data.branch_stack_spec", "perf.data.branch_stack_spec", false},
                     CorpusCase{"perf_data_converter/perf.data.callgraph_and_branch-3.4",
-                               "perf.data.callgraph_and_branch-3.4"},
+                               "perf.data.callgraph_and_branch-3.4", true, 2},
                     CorpusCase{"perf_data_converter/perf.data.callgraph_and_branch-3.8",
-                               "perf.data.callgraph_and_branch-3.8"},
+                               "perf.data.callgraph_and_branch-3.8", true, 2},
                     CorpusCase{"autofdo/propeller_sample_1.perfdata1", "propeller_sample_1.perfdata1"},
                     CorpusCase{"autofdo/test.lbr", "test.lbr", false}),
     [](const auto& info) {
