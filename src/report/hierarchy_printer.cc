@@ -21,10 +21,6 @@ struct Node {
   std::vector<std::unique_ptr<Node>> children;
 };
 
-double Percent(uint64_t part, uint64_t total) {
-  return total ? 100.0 * static_cast<double>(part) / static_cast<double>(total) : 0.0;
-}
-
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
   while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
@@ -75,7 +71,11 @@ class Printer {
     const bool use_sep = !sep_.empty();
     const size_t nodes = levels_ + 1;  // perf's nr_hpp_node: the value columns are one
     const size_t indent = nodes >= 2 ? (nodes - 2) * kIndent : 0;
-    // Header: the value headers, then the keys' headers joined with " / ".
+    // Header: the value headers, then the keys' headers joined with " / " (none with -q).
+    if (report_.options().quiet) {
+      PrintChildren(root_, 0, out);
+      return;
+    }
     out->append("# ");
     if (!use_sep) out->append(indent, ' ');
     for (const OutputField* f : values_) {
@@ -157,48 +157,20 @@ class Printer {
   void PrintEntry(const Node& n, size_t depth, std::string* out) const {
     const bool use_sep = !sep_.empty();
     out->append(depth * kIndent, ' ');
-    std::string one, cell;
+    std::vector<FieldValue> vals;
     for (size_t i = 0; i < values_.size(); ++i) {
       const OutputField& f = *values_[i];
       if (!use_sep || i) out->append(use_sep ? sep_ : "  ");
-      cell.clear();
       // One value per member, each in its own width (as the flat layout).
-      for (size_t k = 0; k < n.stats.size(); ++k) {
-        const HistStat& st = n.stats[k];
-        const uint64_t total = hists_[k]->total_period;
-        one.clear();
-        switch (f.kind) {
-          case FieldKind::kOverhead: fmt::format_to(std::back_inserter(one), "{:.2f}%", Percent(st.period, total)); break;
-          case FieldKind::kOverheadSys: fmt::format_to(std::back_inserter(one), "{:.2f}%", Percent(st.period_sys, total)); break;
-          case FieldKind::kOverheadUs: fmt::format_to(std::back_inserter(one), "{:.2f}%", Percent(st.period_us, total)); break;
-          case FieldKind::kChildren: fmt::format_to(std::back_inserter(one), "{:.2f}%", Percent(st.period, total)); break;
-          case FieldKind::kSamples: fmt::format_to(std::back_inserter(one), "{}", st.nr_samples); break;
-          case FieldKind::kPeriod: fmt::format_to(std::back_inserter(one), "{}", st.period); break;
-          case FieldKind::kSortKey: break;
-        }
-        if (use_sep) {
-          if (k) cell.push_back(' ');
-          cell.append(one);
-        } else {
-          if (one.size() < value_len_[i]) cell.append(value_len_[i] - one.size(), ' ');
-          cell.append(one);
-        }
-      }
-      if (use_sep) {
-        // perf's " %-*s" in separator mode.
-        out->push_back(' ');
-        out->append(cell);
-        if (cell.size() + 1 < f.width) out->append(f.width - 1 - cell.size(), ' ');
-      } else {
-        if (cell.size() < f.width) out->append(f.width - cell.size(), ' ');
-        out->append(cell);
-      }
+      vals.clear();
+      for (size_t k = 0; k < n.stats.size(); ++k) vals.push_back({&n.stats[k], n.stats[k].period, hists_[k]->total_period});
+      AppendNumericCell(f, vals, value_len_[i], sep_, report_.options().color, out);
     }
     const size_t nodes = levels_ + 1;
     if (!use_sep && nodes >= 2) out->append((nodes - 2) * kIndent, ' ');
     // The level's key, padded as a column but with leading blanks dropped (perf's ltrim).
     const OutputField& f = *keys_[depth];
-    cell.clear();
+    std::string cell;
     f.key->print(*n.e, &cell);
     if (use_sep) std::replace(cell.begin(), cell.end(), sep_[0], '.');
     else if (f.key->truncate && cell.size() > f.width) cell.resize(f.width);

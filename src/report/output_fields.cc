@@ -1,5 +1,9 @@
 #include "report/output_fields.h"
 
+#include <fmt/format.h>
+
+#include "report/percent_color.h"
+
 namespace perflens {
 
 Result<std::vector<OutputField>> BuildOutputFields(std::string_view fields, const std::vector<const SortKey*>& sort_keys,
@@ -59,6 +63,48 @@ Result<std::vector<OutputField>> BuildOutputFields(std::string_view fields, cons
     if (!present) out.push_back({FieldKind::kSortKey, k, std::string(k->header), 0});
   }
   return out;
+}
+
+void AppendNumericCell(const OutputField& f, const std::vector<FieldValue>& values, size_t member_len,
+                       std::string_view sep, bool color, std::string* out) {
+  std::string cell, one;
+  size_t cell_width = 0;  // printed columns, without colour escapes
+  for (size_t k = 0; k < values.size(); ++k) {
+    static const HistStat kZero;
+    const HistStat& st = values[k].self ? *values[k].self : kZero;
+    const uint64_t total = values[k].total;
+    one.clear();
+    double pct = -1;  // the value's percentage, when it is one
+    switch (f.kind) {
+      case FieldKind::kOverhead: pct = Percent(st.period, total); break;
+      case FieldKind::kOverheadSys: pct = Percent(st.period_sys, total); break;
+      case FieldKind::kOverheadUs: pct = Percent(st.period_us, total); break;
+      case FieldKind::kChildren: pct = Percent(values[k].self ? values[k].acc_period : 0, total); break;
+      case FieldKind::kSamples: fmt::format_to(std::back_inserter(one), "{}", st.nr_samples); break;
+      case FieldKind::kPeriod: fmt::format_to(std::back_inserter(one), "{}", st.period); break;
+      case FieldKind::kSortKey: break;
+    }
+    if (pct >= 0) fmt::format_to(std::back_inserter(one), "{:.2f}%", pct);
+    if (!sep.empty()) {
+      if (k) cell.push_back(' ');
+      cell.append(one);
+      cell_width = cell.size();
+      continue;
+    }
+    // perf's hpp__fmt: the colour spans the member's padded value.
+    if (one.size() < member_len) one.insert(0, member_len - one.size(), ' ');
+    cell_width += one.size();
+    if (pct >= 0) AppendPercentColored(color, pct, one, &cell);
+    else cell.append(one);
+  }
+  if (!sep.empty()) {
+    out->push_back(' ');
+    out->append(cell);
+    if (cell_width + 1 < f.width) out->append(f.width - 1 - cell_width, ' ');
+    return;
+  }
+  if (cell_width < f.width) out->append(f.width - cell_width, ' ');
+  out->append(cell);
 }
 
 }  // namespace perflens

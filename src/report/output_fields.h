@@ -29,4 +29,25 @@ struct OutputField {
 Result<std::vector<OutputField>> BuildOutputFields(std::string_view fields, const std::vector<const SortKey*>& sort_keys,
                                                    bool children, bool show_nr_samples, bool show_total_period = false);
 
+// `part` as a percentage of `total` (0 for no total), as perf's hpp formats compute it.
+inline double Percent(uint64_t part, uint64_t total) {
+  return total ? 100.0 * static_cast<double>(part) / static_cast<double>(total) : 0.0;
+}
+
+// One member's value of a numeric field (`self` and the Children period `acc_period` of
+// an entry, percentages of `total`), as perf's hpp formats print it.
+struct FieldValue {
+  const HistStat* self = nullptr;  // nullptr: the member has no entry (zeros)
+  uint64_t acc_period = 0;
+  uint64_t total = 0;
+};
+
+// Appends numeric field `f`'s cell for `values` (one per group member), without the
+// column separator before it: each value right-aligned in `member_len` columns and the
+// whole in `f.width` (perf's __hpp__fmt), percentages in perf's colours with `color`;
+// with a separator `sep` (-t), perf's " %-*s" of the values joined by spaces, never
+// coloured.
+void AppendNumericCell(const OutputField& f, const std::vector<FieldValue>& values, size_t member_len,
+                       std::string_view sep, bool color, std::string* out);
+
 }  // namespace perflens

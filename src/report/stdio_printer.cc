@@ -28,10 +28,6 @@ std::string SamplesWithUnit(uint64_t v) {
   return fmt::format("{}{}", v, unit);
 }
 
-double Percent(uint64_t part, uint64_t total) {
-  return total ? 100.0 * static_cast<double>(part) / static_cast<double>(total) : 0.0;
-}
-
 void Pad(std::string* out, size_t n) { out->append(n, ' '); }
 
 // The filter list that elides sort key `name` (perf's get_elide: -c for comm, -d for
@@ -201,6 +197,7 @@ Status PrintReportStdio(const HistsOutput& report, std::string* out) {
   if (!o.quiet) fmt::format_to(std::back_inserter(*out), "#\n# Total Lost Samples: {}\n#\n", report.total_lost_samples());
 
   std::string cell;
+  std::vector<FieldValue> values;  // a numeric cell's member values
   for (size_t ei = 0; ei < report.hists().size(); ++ei) {
     const Hists& h = report.hists()[ei];
     const Evsel* ev = ei < evsels.size() ? &evsels[ei] : nullptr;
@@ -343,45 +340,12 @@ Status PrintReportStdio(const HistsOutput& report, std::string* out) {
           if (f.numeric()) {
             // One value per member, each in the field's own width (perf's __hpp__fmt
             // " %*.2f%%" with fmt->len - 2, or len 1 with -t).
-            std::string one;
-            size_t cell_width = 0;  // printed columns, without colour escapes
+            values.clear();
             for (size_t k = 0; k < nm; ++k) {
               const HistEntry* v = section.val(row, k);
-              const uint64_t total = section.hists[k]->total_period;
-              one.clear();
-              double pct = -1;  // the value's percentage, when it is one
-              switch (f.kind) {
-                case FieldKind::kOverhead: pct = Percent(v ? v->self.period : 0, total); break;
-                case FieldKind::kOverheadSys: pct = Percent(v ? v->self.period_sys : 0, total); break;
-                case FieldKind::kOverheadUs: pct = Percent(v ? v->self.period_us : 0, total); break;
-                case FieldKind::kChildren: pct = Percent(v ? v->acc.period : 0, total); break;
-                case FieldKind::kSamples: fmt::format_to(std::back_inserter(one), "{}", v ? v->self.nr_samples : 0); break;
-                case FieldKind::kPeriod: fmt::format_to(std::back_inserter(one), "{}", v ? v->self.period : 0); break;
-                case FieldKind::kSortKey: break;
-              }
-              if (pct >= 0) fmt::format_to(std::back_inserter(one), "{:.2f}%", pct);
-              if (use_sep) {
-                if (k) cell.push_back(' ');
-                cell.append(one);
-                cell_width = cell.size();
-              } else {
-                // perf's hpp__fmt: the colour spans the member's padded value.
-                const size_t len = nm > 1 ? member_len[i] : f.width;
-                if (one.size() < len) one.insert(0, len - one.size(), ' ');
-                cell_width += one.size();
-                if (pct >= 0) AppendPercentColored(o.color, pct, one, &cell);
-                else cell.append(one);
-              }
+              values.push_back({v ? &v->self : nullptr, v ? v->acc.period : 0, section.hists[k]->total_period});
             }
-            if (use_sep) {
-              // perf prints " %-*s" in separator mode (no colours): a space, then left-aligned.
-              out->push_back(' ');
-              out->append(cell);
-              if (cell.size() + 1 < f.width) Pad(out, f.width - 1 - cell.size());
-            } else {
-              if (cell_width < f.width) Pad(out, f.width - cell_width);
-              out->append(cell);
-            }
+            AppendNumericCell(f, values, nm > 1 ? member_len[i] : f.width, sep, o.color, out);
           } else {
             f.key->print(*e, &cell);
             // perf's repsep_snprintf: the separator's first character inside a value
