@@ -62,15 +62,18 @@ class CorpusBranch : public ::testing::TestWithParam<CorpusCase> {
   void TearDown() override {
     if (!dir_.empty()) RunShell("rm -rf " + ShellQuote(dir_), "/tmp");
   }
+  // perflens `args` on the recording, with nothing but the recording's build-ids to go by.
+  CommandResult RunPerflens(const std::string& args) {
+    return RunShell("env -u PERF_BUILDID_DIR HOME=" + ShellQuote(dir_ + "/home") + " " + ShellQuote(PerflensBinary()) +
+                        " " + args + " -i " + ShellQuote(data_) + " --symfs " + ShellQuote(dir_ + "/symfs"),
+                    dir_);
+  }
   // perflens `args` on the recording, its first `lines` lines against perf's.
   void Compare(const std::string& args, const std::string& suffix, size_t lines) {
     const std::string expected_file = ScenarioSourceDir() + "/corpus_branch/" + GetParam().name + suffix;
     const std::string expected = ReadFileOrEmpty(expected_file);
     ASSERT_FALSE(expected.empty()) << expected_file;
-    const CommandResult r = RunShell("env -u PERF_BUILDID_DIR HOME=" + ShellQuote(dir_ + "/home") + " " +
-                                         ShellQuote(PerflensBinary()) + " " + args + " -i " + ShellQuote(data_) +
-                                         " --symfs " + ShellQuote(dir_ + "/symfs"),
-                                     dir_);
+    const CommandResult r = RunPerflens(args);
     ASSERT_EQ(r.exit_code, 0) << args << "\n" << r.err;
     const std::string out = FirstLines(r.out, lines);
     if (out != expected) {
@@ -85,10 +88,7 @@ class CorpusBranch : public ::testing::TestWithParam<CorpusCase> {
     const std::string expected_file = ScenarioSourceDir() + "/corpus_branch/" + GetParam().name + suffix;
     const std::string expected = ReadFileOrEmpty(expected_file);
     ASSERT_FALSE(expected.empty()) << expected_file;
-    const CommandResult r = RunShell("env -u PERF_BUILDID_DIR HOME=" + ShellQuote(dir_ + "/home") + " " +
-                                         ShellQuote(PerflensBinary()) + " " + args + " -i " + ShellQuote(data_) +
-                                         " --symfs " + ShellQuote(dir_ + "/symfs"),
-                                     dir_);
+    const CommandResult r = RunPerflens(args);
     ASSERT_EQ(r.exit_code, 0) << args << "\n" << r.err;
     const std::vector<std::string> want = Blocks(expected), got = Blocks(r.out);
     EXPECT_GT(want.size(), 10u);
