@@ -20,6 +20,7 @@
 #include "cli/pager.h"
 #include "cli/perf_usage.h"
 #include "perfdata/perf_file.h"
+#include "report/callchain_tree.h"
 #include "report/dump_printer.h"
 #include "report/header_printer.h"
 #include "report/report.h"
@@ -44,6 +45,11 @@ int Fail(const Error& e) {
 int FailInput(const Error& e) {
   PrintError(e.message);
   return kExitInputError;
+}
+// An option value perf's parser refuses: its usage status (129), with perflens's message.
+int FailUsage(const Error& e) {
+  PrintError(e.message);
+  return kExitUsage;
 }
 
 struct ReportArgs {
@@ -100,9 +106,17 @@ int RunReport(ReportArgs& a, const ReaderOptions& reader) {
   if (!a.call_graph.empty()) o.call_graph = a.call_graph;
   else if (a.bare_call_graph) o.call_graph = "graph,0.5,caller,function,percent";  // perf's CALLCHAIN_DEFAULT_OPT
   if (a.inverted) o.call_graph += ",caller";
+  {
+    // Checked before the input opens, as perf's option parser does (Report::Create
+    // parses it again for the file).
+    CallGraphParams cg;
+    bool order_set = false;
+    std::string cg_error;
+    if (!ParseCallGraphArg(o.call_graph, &cg, &order_set, &cg_error)) return FailUsage(Error{cg_error});
+  }
   if (!a.percentage.empty()) {
     if (a.percentage != "relative" && a.percentage != "absolute")
-      return Fail(Error{"--percentage is relative or absolute, not '" + a.percentage + "'"});
+      return FailUsage(Error{"--percentage is relative or absolute, not '" + a.percentage + "'"});
     o.percentage_relative = a.percentage == "relative";
   }
   o.comms = SplitCommas(a.comms);

@@ -52,9 +52,13 @@ TEST(ReportOptionsTest, BadArgumentsAreNamed) {
   CommandResult r = Perflens("report --stdio --time 2,1" + in);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("invalid time string '2,1'"), std::string::npos) << r.err;
+  // Values perf's option parser refuses exit with its usage status, 129.
   r = Perflens("report --stdio -C 0 --percentage maybe" + in);
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 129);
   EXPECT_NE(r.err.find("--percentage is relative or absolute"), std::string::npos) << r.err;
+  r = Perflens("report --stdio -g graph,0.5,sideways" + in);
+  EXPECT_EQ(r.exit_code, 129);
+  EXPECT_NE(r.err.find("unknown -g/--call-graph word 'sideways'"), std::string::npos) << r.err;
   r = Perflens("script --reltime --deltatime" + in);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("--reltime or --deltatime"), std::string::npos) << r.err;
