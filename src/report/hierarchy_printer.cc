@@ -103,9 +103,21 @@ class Printer {
   }
 
  private:
+  // perf's hierarchy insert compares a level with its key's se_collapse, or its se_cmp
+  // where it has none: the symbol key's is sort__sym_cmp (the dso, then the symbol's
+  // address), so two functions of one name (static functions of two files, overloads
+  // whose names print alike) stay two entries; the other keys compare as printed.
   struct LevelLess {
     const SortKey* key;
-    bool operator()(const HistEntry* a, const HistEntry* b) const { return key->collapse(*a, *b) < 0; }
+    bool operator()(const HistEntry* a, const HistEntry* b) const {
+      if (int c = key->collapse(*a, *b)) return c < 0;
+      static const auto sym_id = FindSortKey("sym")->id;
+      if (key->id != sym_id) return false;
+      uint64_t wa[4] = {}, wb[4] = {};  // IdSym needs no CommIds
+      key->id(*a, nullptr, wa);
+      key->id(*b, nullptr, wb);
+      return std::lexicographical_compare(wa, wa + key->id_words, wb, wb + key->id_words);
+    }
   };
   using Index = std::map<const HistEntry*, Node*, LevelLess>;
 

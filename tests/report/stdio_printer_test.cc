@@ -82,11 +82,12 @@ class StdioPrinterTest : public ::testing::Test {
   // Writes /tmp/perf-<pid>.map for a pid of this test process's own (five digits, as
   // perf's text below has them) and removes it afterwards: ctest runs tests in parallel
   // processes, which must not share or delete each other's map.
-  void UseJitPid() {
+  void UseJitPid(const char* leaf_b_name = "leaf_b") {
     pid_ = 10000 + static_cast<uint32_t>(getpid()) % 50000;  // below sample_sums_test's 60000..64999
     map_path_ = "/tmp/perf-" + std::to_string(pid_) + ".map";
     std::ofstream(map_path_) << "7f0000001000 100 main\n7f0000002000 100 compute\n7f0000003000 100 helper\n"
-                                "7f0000004000 100 leaf_a\n7f0000005000 100 leaf_b\n";
+                                "7f0000004000 100 leaf_a\n7f0000005000 100 "
+                             << leaf_b_name << "\n";
   }
   void TearDown() override {
     if (!map_path_.empty()) std::remove(map_path_.c_str());
@@ -558,6 +559,22 @@ TEST_F(StdioPrinterTest, HierarchyMatchesPerf) {
   auto r = Report::Create(file->get(), o);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message, "--hierarchy and --fields options cannot be used together");
+}
+
+// Two functions of one name (leaf_b's address named leaf_a, as two files' static
+// functions): perf's hierarchy tells symbols apart by dso and address (sort__sym_cmp),
+// so the level keeps two leaf_a entries, as the flat report keeps two rows.
+TEST_F(StdioPrinterTest, HierarchyKeepsFunctionsOfOneNameApart) {
+  UseJitPid("leaf_a");
+  ReportOptions o;
+  o.children = false;
+  o.call_graph = "none";
+  o.sort = "dso,sym";
+  o.hierarchy = true;
+  const std::string out = RunJit(o);
+  EXPECT_NE(out.find("       45.45%     [.] leaf_a\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("       27.27%     [.] leaf_a\n"), std::string::npos) << out;
+  EXPECT_EQ(out.find("72.73%"), std::string::npos) << out;
 }
 
 // --sort time: a recording without PERF_SAMPLE_TIME gives every sample time -1, which
