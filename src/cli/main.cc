@@ -83,6 +83,12 @@ int RunReport(ReportArgs& a, const ReaderOptions& reader) {
   if (a.no_branch_stack) o.branch_stack = false;
   if (a.json) o.format = "json";
   o.quiet = a.quiet;
+  // perf prints the header only when not quiet ((header || header_only) && !quiet), and
+  // with -q --header-only the report.
+  if (a.quiet) {
+    o.show_header = false;
+    a.header_only = false;
+  }
   // perf's color.ui: auto colours when stdout is a terminal (the pager then takes it);
   // a bad value is ignored with perf's warning.
   if (a.stdio_color != "always" && a.stdio_color != "never" && a.stdio_color != "auto") {
@@ -99,8 +105,10 @@ int RunReport(ReportArgs& a, const ReaderOptions& reader) {
     const uint64_t scale = unit.empty() || unit == "ns" ? 1 : unit == "us" ? 1000 : unit == "ms" ? 1000000
                            : unit == "s"                    ? 1000000000
                                                             : 0;
-    if (end == a.time_quantum.c_str() || scale == 0) return Fail(Error{fmt::format("Cannot parse time quantum `{}'", a.time_quantum)});
-    if (q == 0) return Fail(Error{"time quantum cannot be 0"});
+    // Refused by perf's option parser: its usage status.
+    if (end == a.time_quantum.c_str() || scale == 0)
+      return FailUsage(Error{fmt::format("Cannot parse time quantum `{}'", a.time_quantum)});
+    if (q == 0) return FailUsage(Error{"time quantum cannot be 0"});
     o.time_quantum = q * scale;
   }
   if (!a.call_graph.empty()) o.call_graph = a.call_graph;

@@ -35,6 +35,16 @@ TEST(ReportOptionsTest, OtherOutputsAreTheSubcommands) {
   ASSERT_EQ(info.exit_code, 0) << info.err;
   EXPECT_EQ(info.out.rfind(Perflens("header -I" + in).out, 0), 0u) << info.out.substr(0, 400);
   EXPECT_NE(info.out.find("# Samples: 153  of event"), std::string::npos);
+  // -q wins over --header and --header-only (perf: (header || header_only) && !quiet):
+  // the quiet report, no header.
+  const CommandResult quiet = Perflens("report --stdio -q -g none" + in);
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
+  EXPECT_NE(quiet.out.find("%  callchain_threa"), std::string::npos) << quiet.out;
+  for (const char* header : {" --header", " --header-only"}) {
+    const CommandResult r = Perflens(std::string("report --stdio -q -g none") + header + in);
+    ASSERT_EQ(r.exit_code, 0) << header << ": " << r.err;
+    EXPECT_EQ(r.out, quiet.out) << header;
+  }
 }
 
 TEST(ReportOptionsTest, CpuFilterNeedsSampleCpu) {
@@ -59,6 +69,12 @@ TEST(ReportOptionsTest, BadArgumentsAreNamed) {
   r = Perflens("report --stdio -g graph,0.5,sideways" + in);
   EXPECT_EQ(r.exit_code, 129);
   EXPECT_NE(r.err.find("unknown -g/--call-graph word 'sideways'"), std::string::npos) << r.err;
+  r = Perflens("report --stdio --sort time,sym --time-quantum 0" + in);
+  EXPECT_EQ(r.exit_code, 129);
+  EXPECT_NE(r.err.find("time quantum cannot be 0"), std::string::npos) << r.err;
+  r = Perflens("report --stdio --sort time,sym --time-quantum 5MS" + in);
+  EXPECT_EQ(r.exit_code, 129);
+  EXPECT_NE(r.err.find("Cannot parse time quantum `5MS'"), std::string::npos) << r.err;
   r = Perflens("script --reltime --deltatime" + in);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("--reltime or --deltatime"), std::string::npos) << r.err;
