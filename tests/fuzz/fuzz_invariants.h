@@ -124,10 +124,11 @@ inline std::vector<std::string_view> SplitOn(std::string_view s, char sep) {
 }
 
 // `perflens report --stdio -t '|' -n -g none` text: per "# Samples:" section, every row
-// line is "<overhead>%| <samples>|key|key..." with `nr_fields` fields; `expected[i]` is
-// the sample count section i must add up to (the hists' nr_samples).
-inline bool CheckSeparatedReport(std::string_view text, size_t nr_fields, const std::vector<uint64_t>& expected,
-                                 Invariants* inv) {
+// line is "<overhead>%|...| <samples>|key|key..." with `nr_percent` percentage columns
+// (2 with Children: Children, Self) and `nr_fields` fields; `expected[i]` is the sample
+// count section i must add up to (the hists' nr_samples).
+inline bool CheckSeparatedReport(std::string_view text, size_t nr_percent, size_t nr_fields,
+                                 const std::vector<uint64_t>& expected, Invariants* inv) {
   if (!CheckNoControlBytes("report --stdio", text, false, inv)) return false;
   std::vector<uint64_t> sums;
   for (std::string_view line : Lines(text)) {
@@ -143,11 +144,13 @@ inline bool CheckSeparatedReport(std::string_view text, size_t nr_fields, const 
     if (!inv->Expect(f.size() == nr_fields, "report row with {} fields, expected {}: {:?}", f.size(), nr_fields,
                      std::string(line)))
       return false;
+    for (size_t i = 0; i < nr_percent; ++i)
+      if (!inv->Expect(IsPrintedPercent(TrimSpaces(f[i])), "overhead {:?} is not a finite percentage in {:?}",
+                       std::string(f[i]), std::string(line)))
+        return false;
     uint64_t n = 0;
-    if (!inv->Expect(IsPrintedPercent(TrimSpaces(f[0])), "overhead {:?} is not a finite percentage in {:?}",
-                     std::string(f[0]), std::string(line)) ||
-        !inv->Expect(ParseU64(TrimSpaces(f[1]), &n), "sample count {:?} is not a number in {:?}", std::string(f[1]),
-                     std::string(line)))
+    if (!inv->Expect(ParseU64(TrimSpaces(f[nr_percent]), &n), "sample count {:?} is not a number in {:?}",
+                     std::string(f[nr_percent]), std::string(line)))
       return false;
     sums.back() += n;
   }

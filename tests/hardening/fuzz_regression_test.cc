@@ -104,16 +104,21 @@ TEST(FuzzRegressionTest, OutputChecksRejectBrokenOutput) {
     return !inv.ok() && inv.Finish() == 1 && !fuzz::LastFailure().empty();
   };
   const std::string sep = "# Samples: 3  of event 'cycles'\n 60.00%| 2|a|b|c\n 40.00%| 1|a|b|d\n\n";
-  EXPECT_FALSE(fails([&](auto* inv) { fuzz::CheckSeparatedReport(sep, 5, {3}, inv); }));
-  EXPECT_TRUE(fails([&](auto* inv) { fuzz::CheckSeparatedReport(sep, 5, {4}, inv); }));     // wrong sum
-  EXPECT_TRUE(fails([&](auto* inv) { fuzz::CheckSeparatedReport(sep, 5, {3, 1}, inv); }));  // a section missing
-  EXPECT_TRUE(fails([&](auto* inv) { fuzz::CheckSeparatedReport(sep, 4, {3}, inv); }));     // field count
+  EXPECT_FALSE(fails([&](auto* inv) { fuzz::CheckSeparatedReport(sep, 1, 5, {3}, inv); }));
+  EXPECT_TRUE(fails([&](auto* inv) { fuzz::CheckSeparatedReport(sep, 1, 5, {4}, inv); }));     // wrong sum
+  EXPECT_TRUE(fails([&](auto* inv) { fuzz::CheckSeparatedReport(sep, 1, 5, {3, 1}, inv); }));  // a section missing
+  EXPECT_TRUE(fails([&](auto* inv) { fuzz::CheckSeparatedReport(sep, 1, 4, {3}, inv); }));     // field count
   std::string nan = sep;
   nan.replace(nan.find("60.00%"), 6, "nan%");
-  EXPECT_TRUE(fails([&](auto* inv) { fuzz::CheckSeparatedReport(nan, 5, {3}, inv); }));
+  EXPECT_TRUE(fails([&](auto* inv) { fuzz::CheckSeparatedReport(nan, 1, 5, {3}, inv); }));
   std::string ctl = sep;
   ctl.replace(ctl.find("|c"), 2, "|\x1b[2J");
-  EXPECT_TRUE(fails([&](auto* inv) { fuzz::CheckSeparatedReport(ctl, 5, {3}, inv); }));
+  EXPECT_TRUE(fails([&](auto* inv) { fuzz::CheckSeparatedReport(ctl, 1, 5, {3}, inv); }));
+  // With Children the count is the third column (the CI failure of 2026-12-03 read Self).
+  const std::string acc = "# Samples: 3  of event 'cycles'\n 90.00%| 60.00%| 2|a|b|c\n 40.00%| 40.00%| 1|a|b|d\n\n";
+  EXPECT_FALSE(fails([&](auto* inv) { fuzz::CheckSeparatedReport(acc, 2, 6, {3}, inv); }));
+  EXPECT_TRUE(fails([&](auto* inv) { fuzz::CheckSeparatedReport(acc, 2, 6, {2}, inv); }));  // wrong sum
+  EXPECT_TRUE(fails([&](auto* inv) { fuzz::CheckSeparatedReport(acc, 1, 6, {3}, inv); }));  // Self read as count
 
   const std::string graph =
       "# Samples: 2  of event 'cycles'\n"
