@@ -57,7 +57,7 @@ int RunDiff(DiffArgs& a) {
   else if (paths.size() == 1) paths.insert(paths.begin(), "perf.data.old");
   if (o.order >= paths.size()) {
     PrintError("Order option out of limit.");
-    return 1;
+    return kExitInputError;  // perf's -1
   }
   const ReportOptions ro = DiffReportOptions(o);
   std::vector<std::unique_ptr<PerfFile>> files;

@@ -313,10 +313,23 @@ Status PrintDiffStdio(const std::vector<DiffInput>& inputs, const DiffOptions& o
       }
       return "";
     };
+    // perf's sort__setup_elide: a key that -C/-d/-S filter to one value is no column,
+    // unless that would leave none (diff prints no "# dso: X" line for it).
+    auto single = [&](const SortKey* k) {
+      const std::vector<std::string>* list = k->name == "comm" ? &o.comms
+                                             : k->name == "dso"  ? &o.dsos
+                                             : k->name == "sym"  ? &o.symbols
+                                                                 : nullptr;
+      return list && list->size() == 1;
+    };
+    std::vector<const SortKey*> shown;
+    for (const SortKey* k : keys)
+      if (!single(k)) shown.push_back(k);
+    if (shown.empty()) shown = keys;
     // Sort-key column widths over the rows (perf's hists__calc_col_len).
     std::vector<size_t> key_width;
     std::string text;
-    for (const SortKey* k : keys) {
+    for (const SortKey* k : shown) {
       size_t w = std::max(k->header.size(), k->min_width);
       if (!k->fixed_width)
         for (const DiffRow& r : rows) {
@@ -335,7 +348,7 @@ Status PrintDiffStdio(const std::vector<DiffInput>& inputs, const DiffOptions& o
         w = std::max<size_t>(w, 16);
       key_width.push_back(w);
     }
-    const size_t ncols = cols.size() + keys.size();
+    const size_t ncols = cols.size() + shown.size();
 
     if (!o.quiet) {
       fmt::format_to(std::back_inserter(*out), "{}# Event '{}'\n#\n", first ? "" : "\n", evsels[ei].name);
@@ -350,7 +363,7 @@ Status PrintDiffStdio(const std::vector<DiffInput>& inputs, const DiffOptions& o
       for (size_t j = 0; j < ncols; ++j) {
         if (j) out->append(use_sep ? sep : "  ");
         if (j < cols.size()) fmt::format_to(std::back_inserter(*out), "{:>{}}", cols[j].header, cols[j].width);
-        else fmt::format_to(std::back_inserter(*out), "{:<{}}", keys[j - cols.size()]->header, key_width[j - cols.size()]);
+        else fmt::format_to(std::back_inserter(*out), "{:<{}}", shown[j - cols.size()]->header, key_width[j - cols.size()]);
       }
       out->push_back('\n');
       if (!use_sep) {
@@ -369,6 +382,7 @@ Status PrintDiffStdio(const std::vector<DiffInput>& inputs, const DiffOptions& o
       for (size_t j = 0; j < ncols; ++j) {
         if (j) out->append(use_sep ? sep : "  ");
         const bool last = j + 1 == ncols;
+        bool pad_last = false;
         size_t width;
         if (j < cols.size()) {
           text = cell(cols[j], r);
@@ -378,15 +392,18 @@ Status PrintDiffStdio(const std::vector<DiffInput>& inputs, const DiffOptions& o
           // last) spaces up to the width.
           if (!use_sep) text = fmt::format("{:>{}}", text, width);
         } else {
-          const SortKey* k = keys[j - cols.size()];
+          const SortKey* k = shown[j - cols.size()];
           text.clear();
           k->print(*r.proto, &text);
           if (use_sep) std::replace(text.begin(), text.end(), sep[0], '.');
           else if (k->truncate && text.size() > key_width[j - cols.size()]) text.resize(key_width[j - cols.size()]);
           width = key_width[j - cols.size()];
+          pad_last = k->pad_last;
         }
         out->append(text);
-        if (!last && text.size() < width) out->append(width - text.size(), ' ');
+        // Every column but the last is padded to its width; some keys (dso) pad
+        // themselves even when last.
+        if ((!last || pad_last) && text.size() < width) out->append(width - text.size(), ' ');
       }
       out->push_back('\n');
     }
