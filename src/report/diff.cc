@@ -30,9 +30,16 @@ struct DiffRow {
   }
 };
 
+// perf diff's collapse: each key's, but the symbol key compares names only and takes
+// every unresolved address as one (in diff mode perf collapses sym with its se_sort,
+// since the files may come from different builds: no address is comparable).
 int Collapse(const std::vector<const SortKey*>& keys, const HistEntry& a, const HistEntry& b) {
-  for (const SortKey* k : keys)
-    if (int c = k->collapse(a, b)) return c;
+  for (const SortKey* k : keys) {
+    int c;
+    if (k->name == "sym") c = !a.sym || !b.sym ? (!a.sym && !b.sym ? 0 : !a.sym ? 1 : -1) : a.sym->name.compare(b.sym->name);
+    else c = k->collapse(a, b);
+    if (c) return c < 0 ? -1 : 1;
+  }
   return 0;
 }
 
@@ -49,8 +56,14 @@ std::vector<Collapsed> CollapseRows(const Hists& h) {
                    [&](const HistEntry* a, const HistEntry* b) { return Collapse(h.keys(), *a, *b) < 0; });
   std::vector<Collapsed> out;
   for (const HistEntry* e : rows) {
-    if (!out.empty() && Collapse(h.keys(), *out.back().proto, *e) == 0) out.back().period += e->self.period;
-    else out.push_back({e, e->self.period});
+    if (!out.empty() && Collapse(h.keys(), *out.back().proto, *e) == 0) {
+      out.back().period += e->self.period;
+      // Unresolved addresses merged: perf keeps the entry first in its input tree,
+      // the lowest address.
+      if (!e->sym && e->key_addr < out.back().proto->key_addr) out.back().proto = e;
+    } else {
+      out.push_back({e, e->self.period});
+    }
   }
   return out;
 }
