@@ -155,8 +155,17 @@ Status ParseDiffCompute(std::string_view value, DiffOptions* o) {
 
 ReportOptions DiffReportOptions(const DiffOptions& o) {
   ReportOptions r;
-  r.sort = o.sort;
-  r.sort_given = false;  // perf diff adds no ipc column
+  // As given (perf diff never sorts a tracepoint file by trace), with "symbol" spelled
+  // "sym" so that Report adds no IPC column (perf adds none in diff mode).
+  r.sort.clear();
+  for (std::string_view rest = o.sort; !rest.empty();) {
+    const size_t comma = rest.find(',');
+    std::string_view key = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    r.sort += (r.sort.empty() ? "" : ",") + std::string(key == "symbol" ? "sym" : key);
+  }
+  r.sort_given = true;
+  r.branch_stack = false;  // never perf report's branch mode
   r.children = false;
   r.call_graph = "none";
   r.percentage_relative = o.percentage_relative;
