@@ -59,7 +59,6 @@ int RunDiff(DiffArgs& a) {
     PrintError("Order option out of limit.");
     return kExitInputError;  // perf's -1
   }
-  const ReportOptions ro = DiffReportOptions(o);
   std::vector<std::unique_ptr<PerfFile>> files;
   std::vector<std::unique_ptr<Report>> reports;
   std::vector<DiffInput> inputs;
@@ -69,7 +68,7 @@ int RunDiff(DiffArgs& a) {
       PrintError(fmt::format("Failed to open {}: {}", path, file.error().message));
       return kExitInputError;
     }
-    auto report = Report::Create(file->get(), ro);
+    auto report = Report::Create(file->get(), DiffReportOptions(o, reports.size()));
     if (!report) {
       PrintError(report.error().message);
       return 1;
@@ -111,6 +110,8 @@ CommandRunner RegisterDiffCommand(CLI::App* app, ReaderOptions* reader) {
   cmd->add_option("--percentage", args->percentage,
                   "relative: percentages of what the filters keep; absolute (default): of all samples");
   cmd->add_option("--cpu", o.cpu_list, "Only samples of these CPUs");
+  cmd->add_option("--time", o.time,
+                  "Time span: percent slices of each file (0%-50%) or absolute ranges per file (a,b:c,d)");
   AddListOption(cmd, "-C,--comms", &args->comms, "Only these comms");
   AddListOption(cmd, "-d,--dsos", &args->dsos, "Only these DSOs");
   AddListOption(cmd, "-S,--symbols", &args->symbols, "Only these symbols");

@@ -153,8 +153,18 @@ Status ParseDiffCompute(std::string_view value, DiffOptions* o) {
   return Status::Ok();
 }
 
-ReportOptions DiffReportOptions(const DiffOptions& o) {
+ReportOptions DiffReportOptions(const DiffOptions& o, size_t index) {
   ReportOptions r;
+  r.time = o.time;
+  if (o.time.find(':') != std::string::npos) {
+    // perf's parse_absolute_time: the index-th ':'-separated part (none past the last).
+    std::string_view rest = o.time;
+    for (size_t i = 0; i < index && !rest.empty(); ++i) {
+      const size_t colon = rest.find(':');
+      rest = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
+    }
+    r.time = std::string(rest.substr(0, rest.find(':')));
+  }
   // As given (perf diff never sorts a tracepoint file by trace), with "symbol" spelled
   // "sym" so that Report adds no IPC column (perf adds none in diff mode).
   r.sort.clear();

@@ -36,6 +36,9 @@ struct DiffOptions {
   std::vector<std::string> comms, dsos, symbols;
   std::vector<uint32_t> pids, tids;
   std::string cpu_list;
+  // --time: percent slices ("0%-50%") apply to every file; absolute ranges are given per
+  // file, separated by ':' ("a.b,c.d:e.f,g.h"), as perf diff's.
+  std::string time;
   SymbolizeOptions symbolize;
 };
 
@@ -43,9 +46,9 @@ struct DiffOptions {
 // what perf says.
 Status ParseDiffCompute(std::string_view value, DiffOptions* o);
 
-// The ReportOptions each file is read with: `o`'s sort keys, filters and symbols, no
-// Children, no call graph.
-ReportOptions DiffReportOptions(const DiffOptions& o);
+// The ReportOptions file `index` (0: the baseline) is read with: `o`'s sort keys,
+// filters, time slice and symbols, no Children, no call graph.
+ReportOptions DiffReportOptions(const DiffOptions& o, size_t index = 0);
 
 // One input of the diff: its finished Report (Process done) and the path as given
 // (printed in the "# Data files:" list with three or more files).

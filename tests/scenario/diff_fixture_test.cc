@@ -122,6 +122,10 @@ TEST_F(DiffFixture, RefusesBadOptions) {
   EXPECT_EQ(Run("-c nosuch old.data new.data").exit_code, 129);
   EXPECT_EQ(Run("-c wdiff:1 old.data new.data").exit_code, 129);
   EXPECT_EQ(Run("-c ratio:2 old.data new.data").exit_code, 129);
+  // perf diff options perflens lacks are named as such.
+  CommandResult stream = Run("--stream old.data new.data");
+  EXPECT_EQ(stream.exit_code, 129);
+  EXPECT_NE(stream.err.find("perf diff's --stream is not supported by perflens"), std::string::npos) << stream.err;
   // perf's -1 status for both.
   EXPECT_EQ(Run("-o 2 old.data new.data").exit_code, 255);
   EXPECT_EQ(Run("old.data missing.data").exit_code, 255);
