@@ -318,16 +318,22 @@ Status PrintDiffStdio(const std::vector<DiffInput>& inputs, const DiffOptions& o
         case Col::kBasePeriod: return fmt::format("{}", r.base_period);
         case Col::kPeriod: return r.pair[i] ? fmt::format("{}", r.period[i]) : "";
         case Col::kCompute:
+          // Without -t perf prints these columns with their color functions (perf's
+          // perf_hpp__use_color() is "no -t"), with -t with their entry functions:
+          // they differ in a value of 0 and in the case of NaN.
           if (!r.pair[i]) return "";
           switch (c) {
             case DiffCompute::kDelta:
-            case DiffCompute::kDeltaAbs: return Printf("%+4.2F%%", r.delta[i]);
+            case DiffCompute::kDeltaAbs:
+              return Printf(use_sep ? "%+4.2F%%" : "%+4.2f%%", r.delta[i]);  // "-nan%" when a total is 0
             case DiffCompute::kRatio:
               if (r.dummy) return "N/A";
-              return r.ratio[i] > 0.0 ? Printf("%14.6F", r.ratio[i]) : "";
+              if (use_sep) return r.ratio[i] > 0.0 ? Printf("%14.6F", r.ratio[i]) : "";
+              return Printf("%.6f", r.ratio[i]);
             case DiffCompute::kWdiff:
               if (r.dummy) return "N/A";
-              return r.wdiff[i] != 0 ? fmt::format("{:>14}", r.wdiff[i]) : "";
+              if (use_sep) return r.wdiff[i] != 0 ? fmt::format("{:>14}", r.wdiff[i]) : "";
+              return fmt::format("{:>14}", r.wdiff[i]);  // "%14ld", then padded after to the width
           }
           return "";
         case Col::kFormula:
@@ -422,7 +428,9 @@ Status PrintDiffStdio(const std::vector<DiffInput>& inputs, const DiffOptions& o
           width = cols[j].width;
           // perf: "%*s" without -t; with -t the text, then (as every column but the
           // last) spaces up to the width.
-          if (!use_sep) text = fmt::format("{:>{}}", text, width);
+          const bool left = cols[j].kind == Col::kCompute && c == DiffCompute::kWdiff && r.pair[cols[j].file] &&
+                            !r.dummy;
+          if (!use_sep && !left) text = fmt::format("{:>{}}", text, width);
         } else {
           const SortKey* k = shown[j - cols.size()];
           text.clear();
