@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <utility>
 #include <sstream>
@@ -27,10 +28,10 @@ struct DiffCase {
   std::string args;  // shell words, as make_fixture.sh passes them to perf diff
 };
 
-// make_fixture.sh's `pd NAME ARGS...` lines.
-std::vector<DiffCase> Cases() {
+// The `pd NAME ARGS...` lines of a capture script (make_fixture.sh by default).
+std::vector<DiffCase> Cases(const std::string& script = Fixture("make_fixture.sh")) {
   std::vector<DiffCase> cases;
-  std::istringstream in(ReadFileOrEmpty(Fixture("make_fixture.sh")));
+  std::istringstream in(ReadFileOrEmpty(script));
   for (std::string line; std::getline(in, line);) {
     if (line.rfind("pd ", 0) != 0) continue;
     const size_t name_end = line.find(' ', 3);
@@ -129,6 +130,43 @@ TEST_F(DiffFixture, RefusesBadOptions) {
   // perf's -1 status for both.
   EXPECT_EQ(Run("-o 2 old.data new.data").exit_code, 255);
   EXPECT_EQ(Run("old.data missing.data").exit_code, 255);
+}
+
+std::string CorpusDir() {
+  const char* env = std::getenv("PERFLENS_CORPUS_DIR");
+  return env && *env ? env : PERFLENS_CORPUS_DIR;
+}
+
+// Pairs of public recordings from the shared corpus (corpus_diff/capture.sh): old
+// kernels, many DSOs and events, unresolved addresses (no binaries), an event without
+// samples in the baseline (NaN deltas), three files. Skipped when the corpus is absent.
+TEST_F(DiffFixture, CorpusPairsMatchPerfDiff) {
+  const std::string corpus = CorpusDir();
+  struct stat st;
+  if (stat((corpus + "/perf_data_converter/perf.data.busy.0-3.8").c_str(), &st) != 0)
+    GTEST_SKIP() << corpus << " is absent (the shared corpus)";
+  const std::string dir = ScenarioSourceDir() + "/corpus_diff/";
+  const std::vector<DiffCase> cases = Cases(dir + "capture.sh");
+  ASSERT_GE(cases.size(), 8u);
+  for (const DiffCase& c : cases) {
+    SCOPED_TRACE(c.name + ": perflens diff " + c.args);
+    const std::string expected_file = dir + "expected-perf-diff-" + c.name + ".txt";
+    const std::string expected = ReadFileOrEmpty(expected_file);
+    ASSERT_FALSE(expected.empty()) << "missing " << expected_file;
+    CommandResult r = RunShell("cd " + ShellQuote(corpus) + " && env -u PERF_BUILDID_DIR HOME=" +
+                                   ShellQuote(dir_ + "/home") + " " + ShellQuote(PerflensBinary()) +
+                                   " diff --symfs " + ShellQuote(dir_ + "/symfs") + " " + c.args,
+                               dir_);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const std::string actual_file = dir + "expected-perf-diff-" + c.name + ".actual.txt";
+    if (r.out != expected) {
+      WriteFile(actual_file, r.out);
+      std::printf("[ fixture ] diff -u %s %s\n", expected_file.c_str(), actual_file.c_str());
+    } else {
+      std::remove(actual_file.c_str());
+    }
+    EXPECT_EQ(r.out, expected);
+  }
 }
 
 }  // namespace
