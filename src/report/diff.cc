@@ -59,8 +59,9 @@ std::vector<Collapsed> CollapseRows(const Hists& h) {
     if (!out.empty() && Collapse(h.keys(), *out.back().proto, *e) == 0) {
       out.back().period += e->self.period;
       // Unresolved addresses merged: perf keeps the entry first in its input tree,
-      // the lowest address.
-      if (!e->sym && e->key_addr < out.back().proto->key_addr) out.back().proto = e;
+      // ordered by address as a signed number (kernel addresses first).
+      if (!e->sym && static_cast<int64_t>(e->key_addr) < static_cast<int64_t>(out.back().proto->key_addr))
+        out.back().proto = e;
     } else {
       out.push_back({e, e->self.period});
     }

@@ -179,7 +179,8 @@ TEST_F(DiffTest, RatioPutsNewOnlyRowsLast) {
 }
 
 // perf diff takes every unresolved address of a dso as one row (the files may come from
-// different builds), printed with the lowest address (not the first sampled).
+// different builds), printed with the lowest address (as a signed number: kernel
+// addresses first), not the first sampled.
 TEST_F(DiffTest, UnresolvedAddressesAreOneRow) {
   DiffOptions o;
   o.show_period = true;

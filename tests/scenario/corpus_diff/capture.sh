@@ -19,4 +19,6 @@ pd busy-self-wdiff -c wdiff:1,1 perf_data_converter/perf.data.busy.0-3.8 perf_da
 pd busy-ratio-period-formula -c ratio -p -F perf_data_converter/perf.data.busy.1-3.4 perf_data_converter/perf.data.busy.0-3.4
 pd multievent eclipse-linuxtools/multievent-data/perf.data eclipse-linuxtools/defaultevent-data/perf.data
 pd multi-event-delta -c delta perf_data_converter/multi-event-single-process.perf.data perf_data_converter/perf.data.busy.1-3.4
+pd busy-sort-sym -s sym perf_data_converter/perf.data.busy.0-3.4 perf_data_converter/perf.data.busy.1-3.4
+pd busy-sort-comm-baseline-only -s comm -b -p perf_data_converter/perf.data.busy.0-3.4 perf_data_converter/perf.data.busy.1-3.4
 rm -rf "$work"
