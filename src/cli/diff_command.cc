@@ -3,6 +3,8 @@
 // file.
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -51,6 +53,8 @@ int RunDiff(DiffArgs& a) {
     PrintError("--pid/--tid take comma-separated ids");
     return 1;
   }
+  // perf diff colours when its output is a terminal (color.ui auto); the pager keeps it.
+  o.color = isatty(STDOUT_FILENO);
   // perf's data_init: no file → perf.data.old and perf.data; one → perf.data.old and it.
   std::vector<std::string> paths = a.files;
   if (paths.empty()) paths = {"perf.data.old", "perf.data"};

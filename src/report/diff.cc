@@ -5,9 +5,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 
+#include "report/percent_color.h"
 #include "report/sort_key.h"
 
 namespace perflens {
@@ -432,6 +434,22 @@ Status PrintDiffStdio(const std::vector<DiffInput>& inputs, const DiffOptions& o
           const bool left = cols[j].kind == Col::kCompute && c == DiffCompute::kWdiff && r.pair[cols[j].file] &&
                             !r.dummy;
           if (!use_sep && !left) text = fmt::format("{:>{}}", text, width);
+          // Without -t, perf's colour functions colour a value by its size as a
+          // percentage (get_percent_color; a ratio and a wdiff too).
+          const size_t i = cols[j].file;
+          std::optional<double> value;
+          if (cols[j].kind == Col::kBaseline && !r.dummy) value = pct(r.base_period, base_total);
+          if (cols[j].kind == Col::kCompute && r.pair[i]) {
+            if (c == DiffCompute::kDelta || c == DiffCompute::kDeltaAbs) value = r.delta[i];
+            else if (!r.dummy) value = c == DiffCompute::kRatio ? r.ratio[i] : static_cast<double>(r.wdiff[i]);
+          }
+          if (o.color && !use_sep && value) {
+            std::string colored;
+            AppendPercentColored(true, *value, text, &colored);
+            out->append(colored);
+            if (text.size() < width) out->append(width - text.size(), ' ');
+            continue;
+          }
         } else {
           const SortKey* k = shown[j - cols.size()];
           text.clear();

@@ -31,6 +31,8 @@ struct DiffOptions {
   std::string sort = "dso,sym";  // -s (perf's diff default)
   std::string field_separator;   // -t
   bool quiet = false;            // -q: rows only
+  // Percentages (and ratios, wdiffs) in perf's colours; perf diff colours on a terminal.
+  bool color = false;
   // The rest is what every file's Report is asked (filters, --percentage, symbols).
   bool percentage_relative = false;
   std::vector<std::string> comms, dsos, symbols;

@@ -197,5 +197,28 @@ TEST_F(DiffTest, UnresolvedAddressesAreOneRow) {
           "    50.00%            2000     +0.00%            1000  [JIT] tid 47123   [.] 0x00007f0000009abc\n"));
 }
 
+// On a terminal perf diff colours the baseline and compute cells by their size as a
+// percentage (red from 5, green above 0.5; the ratio and wdiff values too).
+TEST_F(DiffTest, ColoursAsPerfOnATerminal) {
+  DiffOptions o;
+  o.color = true;
+  o.compute = DiffCompute::kRatio;
+  const std::string out = Diff({Recording({kLeafB, kLeafA, kHelper, kUnknown1}, {2, 2, 1, 1}),
+                                Recording({kCompute, kLeafB, kMain, kLeafA, kUnknown2, kUnknown1}, {2, 2, 2, 2, 1, 1})},
+                               o);
+  EXPECT_EQ(out, ForPid(
+          "# Event 'cpu-clock:HG'\n"
+          "#\n"
+          "# Baseline           Ratio  Shared Object     Symbol                \n"
+          "# ........  ..............  ................  ......................\n"
+          "#\n"
+          "  \033[31m  16.67%\033[m  \033[32m      2.000000\033[m  [JIT] tid 47123   [.] 0x00007f0000009abc\n"
+          "  \033[31m  33.33%\033[m  \033[32m      1.000000\033[m  [JIT] tid 47123   [.] leaf_a\n"
+          "  \033[31m  33.33%\033[m  \033[32m      1.000000\033[m  [JIT] tid 47123   [.] leaf_b\n"
+          "                       N/A  [JIT] tid 47123   [.] compute\n"
+          "                       N/A  [JIT] tid 47123   [.] main\n"
+          "  \033[31m  16.67%\033[m                  [JIT] tid 47123   [.] helper\n"));
+}
+
 }  // namespace
 }  // namespace perflens
