@@ -119,6 +119,25 @@ TEST_F(DiffFixture, PairsByNameAcrossRebuilds) {
   EXPECT_EQ(rows["[.] beta"].second.front(), '+') << r.out;
 }
 
+// As perf: no file → perf.data.old against perf.data; one file → perf.data.old against it.
+TEST_F(DiffFixture, DefaultFilesAreThoseOfPerf) {
+  RunShell("cp " + ShellQuote(Fixture("old.data")) + " " + ShellQuote(dir_ + "/perf.data.old") + " && cp " +
+               ShellQuote(Fixture("new.data")) + " " + ShellQuote(dir_ + "/perf.data") + " && cp " +
+               ShellQuote(Fixture("new.data")) + " " + ShellQuote(dir_ + "/other.data"),
+           dir_);
+  const std::string expected = ReadFileOrEmpty(Fixture("expected-perf-diff-default.txt"));
+  ASSERT_FALSE(expected.empty());
+  for (const char* args : {"", "other.data"}) {
+    CommandResult r = RunShell("cd " + ShellQuote(dir_) + " && env -u PERF_BUILDID_DIR HOME=" +
+                                   ShellQuote(dir_ + "/home") + " " + ShellQuote(PerflensBinary()) +
+                                   " diff --buildid-dir " + ShellQuote(Fixture("cache")) + " --symfs " +
+                                   ShellQuote(dir_ + "/symfs") + " " + args,
+                               dir_);
+    EXPECT_EQ(r.exit_code, 0) << args << ": " << r.err;
+    EXPECT_EQ(r.out, expected) << args;
+  }
+}
+
 TEST_F(DiffFixture, RefusesBadOptions) {
   EXPECT_EQ(Run("-c nosuch old.data new.data").exit_code, 129);
   EXPECT_EQ(Run("-c wdiff:1 old.data new.data").exit_code, 129);
