@@ -188,5 +188,26 @@ TEST_F(DiffFixture, CorpusPairsMatchPerfDiff) {
   }
 }
 
+// perf 6.1's diff keeps or hides a whole (dso, sym) row by the comm of its first sample
+// when -C names comms and comm is not a sort key, and sums every comm's samples into the
+// rows it shows (README "differs on purpose"). perflens counts the comm's samples only:
+// `perf script -F comm,event,period,ip,dso` on perf.data.busy.0-3.4 sums ls's cycles
+// samples to 11991612 in libc-2.15.so (perf diff prints 15648906, every comm's) and to
+// 18781898 in [kernel.kallsyms] (a row perf diff hides).
+TEST_F(DiffFixture, CommFilterCountsOnlyThatComm) {
+  const std::string corpus = CorpusDir() + "/perf_data_converter/";
+  struct stat st;
+  if (stat((corpus + "perf.data.busy.0-3.4").c_str(), &st) != 0) GTEST_SKIP() << corpus << " is absent";
+  CommandResult r = RunShell("cd " + ShellQuote(corpus) + " && env -u PERF_BUILDID_DIR HOME=" +
+                                 ShellQuote(dir_ + "/home") + " " + ShellQuote(PerflensBinary()) + " diff --symfs " +
+                                 ShellQuote(dir_ + "/symfs") +
+                                 " -q -p -t '|' -C ls perf.data.busy.0-3.4 perf.data.busy.1-3.4",
+                             dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Rows (-q: every event's, no headers): baseline|base period|delta|period|dso|sym.
+  EXPECT_NE(r.out.find("|11991612      |-3.80%   |32329611      |libc-2.15.so      |"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("|18781898      |+12.94%  |168306379     |[kernel.kallsyms] |"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace perflens::scenario
