@@ -21,4 +21,7 @@ pd multievent eclipse-linuxtools/multievent-data/perf.data eclipse-linuxtools/de
 pd multi-event-delta -c delta perf_data_converter/multi-event-single-process.perf.data perf_data_converter/perf.data.busy.1-3.4
 pd busy-sort-sym -s sym perf_data_converter/perf.data.busy.0-3.4 perf_data_converter/perf.data.busy.1-3.4
 pd busy-sort-comm-baseline-only -s comm -b -p perf_data_converter/perf.data.busy.0-3.4 perf_data_converter/perf.data.busy.1-3.4
+pd callgraph perf_data_converter/perf.data.callgraph-3.4 perf_data_converter/perf.data.callgraph-3.8
+pd callgraph-and-branch perf_data_converter/perf.data.callgraph_and_branch-3.4 perf_data_converter/perf.data.callgraph_and_branch-3.8
+pd group-vs-hw-and-sw perf_data_converter/perf.data.group_desc-4.14 perf_data_converter/perf.data.hw_and_sw-3.4
 rm -rf "$work"
