@@ -110,7 +110,7 @@ CommandRunner RegisterDiffCommand(CLI::App* app, ReaderOptions* reader) {
   cmd->add_flag("-F,--formula", o.show_formula, "Show formula");
   cmd->add_flag("-b,--baseline-only", o.baseline_only, "Show only items with match in baseline");
   cmd->add_option("-s,--sort", o.sort, "Sort keys (default dso,sym)");
-  cmd->add_option("-t,--field-separator", o.field_separator, "Separator for columns, no padding");
+  cmd->add_option("-t,--field-separator", o.field_separator, "Separator between columns (values still padded to the column widths, as perf diff)");
   cmd->add_option("--percentage", args->percentage,
                   "relative: percentages of what the filters keep; absolute (default): of all samples");
   cmd->add_option("--cpu", o.cpu_list, "Only samples of these CPUs");
