@@ -281,6 +281,7 @@ int main(int argc, char** argv) {
   CommandRunner run_script = RegisterScriptCommand(&app, &reader);
   CommandRunner run_annotate = RegisterAnnotateCommand(&app, &reader);
   CommandRunner run_archive = RegisterArchiveCommand(&app, &reader);
+  CommandRunner run_diff = RegisterDiffCommand(&app, &reader);
 
   // Every subcommand takes --no-pager; perf's -P/--no-pager and -p/--paginate go before it.
   PagerChoice pager;
@@ -299,6 +300,7 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("script")) return run_script();
   if (app.got_subcommand("annotate")) return run_annotate();
   if (app.got_subcommand("archive")) return run_archive();
+  if (app.got_subcommand("diff")) return run_diff();
   if (*report) {
     ra.bare_call_graph = call_graph_opt->count() > 0 && ra.call_graph.empty();
     // perf applies options in command-line order: --percent-limit sets the call-graph
