@@ -162,9 +162,20 @@ size_t RemoveLoops(std::vector<BranchEntry>* entries, std::vector<BranchFlags>* 
 
 }  // namespace
 
+struct HistsConsumer::BranchHistoryScratch {
+  std::vector<uint32_t> raw_index;  // raw callchain index of each real entry
+  std::vector<BranchEntry> be;
+  std::vector<BranchFlags> flags;
+  std::vector<LoopIterations> iter;
+};
+
+HistsConsumer::~HistsConsumer() = default;
+
 void HistsConsumer::BranchHistoryChain(const ResolvedSample& s) {
   bh_frames_.clear();
   bh_slots_.clear();
+  if (!bh_scratch_) bh_scratch_ = std::make_unique<BranchHistoryScratch>();
+  BranchHistoryScratch& scratch = *bh_scratch_;
   const Sample& sample = *s.branch_sample;
   const U64Array& chain = sample.callchain;
   const bool caller = call_graph_.caller_order;
@@ -173,7 +184,8 @@ void HistsConsumer::BranchHistoryChain(const ResolvedSample& s) {
     // The resolved frames are the real entries of the recorded chain, in order; when
     // they are not (DWARF-unwound or inline frames, -U, --max-stack), all are kept.
     const size_t n = s.callchain.size();
-    std::vector<uint32_t> raw_index;  // raw index of each real entry
+    std::vector<uint32_t>& raw_index = scratch.raw_index;
+    raw_index.clear();
     for (size_t j = 0; j < chain.size; ++j)
       if (chain[j] < kContextMax) raw_index.push_back(static_cast<uint32_t>(j));
     const bool mapped = raw_index.size() == n && !lbr_stack;
@@ -193,9 +205,12 @@ void HistsConsumer::BranchHistoryChain(const ResolvedSample& s) {
     return;
   }
   const size_t nr = std::min<uint64_t>(static_cast<uint64_t>(std::max(s.frame_source->max_stack(), 0)), nr_branch);
-  std::vector<BranchEntry> be(nr);
-  std::vector<BranchFlags> flags(nr);
-  std::vector<LoopIterations> iter(nr);
+  std::vector<BranchEntry>& be = scratch.be;
+  std::vector<BranchFlags>& flags = scratch.flags;
+  std::vector<LoopIterations>& iter = scratch.iter;
+  be.assign(nr, BranchEntry{});
+  flags.assign(nr, BranchFlags{});
+  iter.assign(nr, LoopIterations{});
   size_t first_call = 0;
   for (size_t i = 0; i < nr; ++i) {
     const uint64_t k = caller ? nr_branch - i - 1 : i;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <regex>
 #include <span>
 #include <unordered_map>
@@ -29,6 +30,7 @@ class HistsConsumer : public SampleConsumer {
   // key (CallchainKey::kAddress). Not owned.
   HistsConsumer(size_t nr_evsels, const std::vector<const SortKey*>& keys, bool children,
                 const CallGraphParams& call_graph, SrcLines* srclines = nullptr, SrcLines* chain_srclines = nullptr);
+  ~HistsConsumer();
 
   void OnSample(const ResolvedSample& s) override;
   // Flat reports: a summed key's row is found when the key is first seen.
@@ -118,6 +120,10 @@ class HistsConsumer : public SampleConsumer {
   // it, in print order, into bh_frames_/bh_slots_.
   void BranchHistoryChain(const ResolvedSample& s);
   std::vector<bool> lbr_call_stack_;
+  // Per-sample working vectors of BranchHistoryChain (defined in the .cc), kept so the
+  // walk allocates only when a sample is larger than any before.
+  struct BranchHistoryScratch;
+  std::unique_ptr<BranchHistoryScratch> bh_scratch_;
   std::vector<CallchainFrame> bh_frames_;
   std::vector<CallchainStore::BranchSlot> bh_slots_;
   std::vector<CallchainStore::BranchSlot> slots_;  // bh_slots_ in print order, reused

@@ -32,6 +32,7 @@
 #include "perfdata/record.h"
 #include "perfdata/sample.h"
 #include "perfdata/sample_read.h"
+#include "report/diff.h"
 #include "report/dump_printer.h"
 #include "report/header_printer.h"
 #include "report/report.h"
@@ -699,6 +700,18 @@ inline int FuzzReport(const uint8_t* data, size_t size) {
                          sections, &inv);
   // SummaryLines hold names raw: the CLI escapes them when it prints (PrintError).
   Sink(report->SummaryLines().size());
+  // perf diff of the file against itself (for half the sizes; ratio and -p by size).
+  if (size & 4) {
+    DiffOptions d;
+    d.symbolize = o.symbolize;
+    if (size & 8) d.compute = DiffCompute::kRatio;
+    d.show_period = (size & 16) != 0;
+    auto f2 = FuzzOpen(data, size);
+    std::unique_ptr<Report> base = f2 ? FuzzRunReport(f2.get(), DiffReportOptions(d)) : nullptr;
+    std::string text;
+    if (base && PrintDiffStdio({{base.get(), "a"}, {base.get(), "b"}}, d, &text).ok())
+      CheckNoControlBytes("diff --stdio", text, false, &inv);
+  }
   return inv.Finish();
 }
 
