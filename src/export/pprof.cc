@@ -1,10 +1,15 @@
 #include "export/pprof.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include <libdeflate.h>
 
 #include "perfdata/perf_event.h"
+#include <google/protobuf/arena.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
 #include "profile.pb.h"
 
 namespace perflens {
@@ -51,9 +56,27 @@ size_t PprofConsumer::MappingKeyHash::operator()(const MappingKey& k) const {
   return Mix(Mix(Mix(Mix(0, reinterpret_cast<uintptr_t>(k.dso)), k.start), k.end), k.pgoff);
 }
 
+size_t PprofConsumer::ThreadKeyHash::operator()(const ThreadKey& k) const {
+  return Mix(Mix(k.pid, k.tid), reinterpret_cast<uintptr_t>(k.comm));
+}
+
+void PprofConsumer::IdIndex::Grow() {
+  std::vector<Slot> old(slots_.size() * 2);
+  old.swap(slots_);
+  --shift_;
+  const size_t mask = slots_.size() - 1;
+  for (const Slot& slot : old) {
+    if (slot.id == kEmpty) continue;
+    size_t i = Index(slot.hash);
+    while (slots_[i].id != kEmpty) i = (i + 1) & mask;
+    slots_[i] = slot;
+  }
+}
+
 PprofConsumer::PprofConsumer(const std::vector<Evsel>& evsels, const Machine* machine)
     : evsels_(evsels),
       machine_(machine),
+      location_cache_(4096),
       total_samples_(evsels.size()),
       total_period_(evsels.size()) {}
 
@@ -97,12 +120,19 @@ uint64_t PprofConsumer::MappingOf(const ResolvedSample& s, uint64_t ip, const Ad
   return it->second;
 }
 
-uint64_t PprofConsumer::LocationOf(const ResolvedSample& s, uint64_t ip, const AddrLocation* frames, uint32_t n) {
+uint32_t PprofConsumer::LocationOf(const ResolvedSample& s, uint64_t ip, const AddrLocation* frames, uint32_t n) {
   const AddrLocation& outer = frames[n - 1];
-  LocationKey key{outer.dso, ip - outer.dso_addr, ip, frames[0].sym, n};
-  auto found = location_ids_.find(key);
-  if (found != location_ids_.end()) return found->second;
+  const LocationKey key{outer.dso, ip - outer.dso_addr, ip, frames[0].sym, n};
+  LocationSlot& slot = location_cache_[LocationKeyHash{}(key) & (location_cache_.size() - 1)];
+  if (slot.id && slot.key == key) return slot.id;
+  bool added = false;
+  const uint32_t id = location_ids_.FindOrAdd(
+      LocationKeyHash{}(key), [&](uint32_t i) { return locations_[i - 1].key == key; },
+      static_cast<uint32_t>(locations_.size() + 1), &added);
+  slot = {key, id};
+  if (!added) return id;
   LocationData ld;
+  ld.key = key;
   ld.address = ip;
   ld.mapping_id = MappingOf(s, ip, outer);
   ld.first_line = static_cast<uint32_t>(lines_.size());
@@ -115,8 +145,6 @@ uint64_t PprofConsumer::LocationOf(const ResolvedSample& s, uint64_t ip, const A
     md.has_inline_frames |= ld.nr_lines > 1;
   }
   locations_.push_back(ld);
-  const uint64_t id = locations_.size();
-  location_ids_.emplace(key, id);
   return id;
 }
 
@@ -128,18 +156,11 @@ void PprofConsumer::OnSample(const ResolvedSample& s) {
     first_time_ = std::min(first_time_, s.time);
     last_time_ = std::max(last_time_, s.time);
   }
-  key_.resize(16);
-  std::memcpy(key_.data(), &s.pid, 4);
-  std::memcpy(key_.data() + 4, &s.tid, 4);
-  std::memcpy(key_.data() + 8, &s.comm, 8);
-  auto add_location = [&](uint64_t id) {
-    const uint32_t id32 = static_cast<uint32_t>(id);
-    key_.append(reinterpret_cast<const char*>(&id32), 4);
-  };
+  stack_.clear();
   const bool chain = s.has_callchain && !s.callchain.empty();
   // The leaf is the sample's own location (report's self row) unless the chain starts
   // at the sample ip, as it does when the kernel recorded it.
-  if (!chain || s.callchain[0].ip != s.ip) add_location(LocationOf(s, s.ip, &s.location, 1));
+  if (!chain || s.callchain[0].ip != s.ip) stack_.push_back(LocationOf(s, s.ip, &s.location, 1));
   if (chain) {
     const auto& cc = s.callchain;
     for (size_t i = 0; i < cc.size();) {
@@ -151,18 +172,38 @@ void PprofConsumer::OnSample(const ResolvedSample& s) {
         ++j;
         if (!(cc[j - 1].al.sym && cc[j - 1].al.sym->inlined)) break;
       }
-      add_location(LocationOf(s, cc[i].ip, group_.data(), static_cast<uint32_t>(group_.size())));
+      stack_.push_back(LocationOf(s, cc[i].ip, group_.data(), static_cast<uint32_t>(group_.size())));
       i = j;
     }
   }
+  if (const uint64_t m = locations_[stack_[0] - 1].mapping_id) mappings_[m - 1].weight += s.nr_samples;
+  ThreadKey tk{s.pid, s.tid, s.comm};
+  if (!(tk == last_thread_)) {
+    auto [t, new_thread] = thread_ids_.emplace(tk, static_cast<uint32_t>(threads_.size()));
+    if (new_thread) threads_.push_back(tk);
+    last_thread_ = tk;
+    last_thread_id_ = t->second;
+  }
+  // The sample: (thread, stack), hashed once and compared with the stored stack.
+  uint64_t hash = Mix(0x51ED270B27A3F2D5ULL, last_thread_id_);
+  for (uint32_t id : stack_) hash = Mix(hash, id);
+  bool added = false;
+  const uint32_t sample = sample_ids_.FindOrAdd(
+      hash,
+      [&](uint32_t i) {
+        const uint32_t begin = sample_stack_begin_[i], end = sample_stack_begin_[i + 1];
+        return sample_threads_[i] == last_thread_id_ && end - begin == stack_.size() &&
+               std::equal(stack_.begin(), stack_.end(), stack_pool_.begin() + begin);
+      },
+      static_cast<uint32_t>(sample_threads_.size()), &added);
   const size_t nr_values = 2 * evsels_.size();
-  auto found = sample_index_.find(std::string_view(key_));
-  if (found == sample_index_.end()) {
-    found = sample_index_.emplace(key_, static_cast<uint32_t>(sample_keys_.size())).first;
-    sample_keys_.push_back(&found->first);
+  if (added) {
+    sample_threads_.push_back(last_thread_id_);
+    stack_pool_.insert(stack_pool_.end(), stack_.begin(), stack_.end());
+    sample_stack_begin_.push_back(static_cast<uint32_t>(stack_pool_.size()));
     values_.resize(values_.size() + nr_values);
   }
-  int64_t* v = &values_[found->second * nr_values + 2 * s.evsel];
+  int64_t* v = &values_[sample * nr_values + 2 * s.evsel];
   v[0] += static_cast<int64_t>(s.nr_samples);
   v[1] += static_cast<int64_t>(s.period);
 }
@@ -172,7 +213,9 @@ Result<std::string> PprofConsumer::Serialize(const HeaderEnv& env, const std::ve
   const std::optional<uint64_t>& last_time = env.last_sample_time;
   const auto& clock_data = env.clock_data;
   namespace pb = perftools::profiles;
-  pb::Profile p;
+  // On an arena: a profile of 100K samples is millions of small messages, freed at once.
+  google::protobuf::Arena arena;
+  pb::Profile& p = *google::protobuf::Arena::CreateMessage<pb::Profile>(&arena);
   Strings strings(&p);
   const bool several = evsels_.size() > 1;
   for (const Evsel& ev : evsels_) {
@@ -206,35 +249,23 @@ Result<std::string> PprofConsumer::Serialize(const HeaderEnv& env, const std::ve
 
   const int64_t pid_key = strings.Id("pid"), tid_key = strings.Id("tid"), comm_key = strings.Id("comm");
   const size_t nr_values = 2 * evsels_.size();
-  p.mutable_sample()->Reserve(static_cast<int>(sample_keys_.size()));
-  for (size_t i = 0; i < sample_keys_.size(); ++i) {
-    const std::string& key = *sample_keys_[i];
-    uint32_t pid, tid;
-    const std::string* comm;
-    std::memcpy(&pid, key.data(), 4);
-    std::memcpy(&tid, key.data() + 4, 4);
-    std::memcpy(&comm, key.data() + 8, 8);
-    pb::Sample* sample = p.add_sample();
-    for (size_t at = 16; at + 4 <= key.size(); at += 4) {
-      uint32_t id;
-      std::memcpy(&id, key.data() + at, 4);
-      sample->add_location_id(id);
-    }
-    for (size_t k = 0; k < nr_values; ++k) sample->add_value(values_[i * nr_values + k]);
-    pb::Label* l = sample->add_label();
-    l->set_key(pid_key);
-    l->set_num(pid);
-    l = sample->add_label();
-    l->set_key(tid_key);
-    l->set_num(tid);
-    if (comm) {
-      l = sample->add_label();
-      l->set_key(comm_key);
-      l->set_str(strings.Id(*comm));
-    }
-  }
-  for (size_t i = 0; i < mappings_.size(); ++i) {
-    const MappingData& md = mappings_[i];
+  std::vector<int64_t> comm_ids(threads_.size(), 0);
+  for (size_t i = 0; i < threads_.size(); ++i)
+    if (threads_[i].comm) comm_ids[i] = strings.Id(*threads_[i].comm);
+  // pprof takes the first mapping for the main binary ("File:"): the user-space file
+  // most leaf samples are in goes first, the rest keep their order.
+  std::vector<uint64_t> order;  // new position → old id
+  size_t main = mappings_.size();
+  for (size_t i = 0; i < mappings_.size(); ++i)
+    if (!mappings_[i].key.dso->is_kernel() && (main == mappings_.size() || mappings_[i].weight > mappings_[main].weight))
+      main = i;
+  if (main < mappings_.size()) order.push_back(main + 1);
+  for (size_t i = 0; i < mappings_.size(); ++i)
+    if (i != main) order.push_back(i + 1);
+  std::vector<uint64_t> new_id(mappings_.size() + 1, 0);
+  for (size_t i = 0; i < order.size(); ++i) new_id[order[i]] = i + 1;
+  for (size_t i = 0; i < order.size(); ++i) {
+    const MappingData& md = mappings_[order[i] - 1];
     pb::Mapping* m = p.add_mapping();
     m->set_id(i + 1);
     m->set_memory_start(md.key.start);
@@ -250,7 +281,7 @@ Result<std::string> PprofConsumer::Serialize(const HeaderEnv& env, const std::ve
     const LocationData& ld = locations_[i];
     pb::Location* loc = p.add_location();
     loc->set_id(i + 1);
-    loc->set_mapping_id(ld.mapping_id);
+    loc->set_mapping_id(new_id[ld.mapping_id]);
     loc->set_address(ld.address);
     for (uint32_t k = 0; k < ld.nr_lines; ++k) loc->add_line()->set_function_id(lines_[ld.first_line + k]);
   }
@@ -263,7 +294,37 @@ Result<std::string> PprofConsumer::Serialize(const HeaderEnv& env, const std::ve
   }
   std::string raw;
   if (!p.SerializeToString(&raw)) return Err("pprof: the profile could not be serialized");
-  libdeflate_compressor* c = libdeflate_alloc_compressor(6);
+  {
+    // The samples are appended one by one as Profile field 2: a message's fields may
+    // come in any order and a repeated field in pieces, and one Sample message reused
+    // keeps the 100K-sample profile from being held in memory twice.
+    google::protobuf::io::StringOutputStream stream(&raw);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    pb::Sample& sample = *google::protobuf::Arena::CreateMessage<pb::Sample>(&arena);
+    for (int k = 0; k < 3; ++k) sample.add_label();
+    sample.mutable_label(0)->set_key(pid_key);
+    sample.mutable_label(1)->set_key(tid_key);
+    sample.mutable_label(2)->set_key(comm_key);
+    for (size_t i = 0; i < sample_threads_.size(); ++i) {
+      const ThreadKey& t = threads_[sample_threads_[i]];
+      sample.clear_location_id();
+      sample.clear_value();
+      const uint32_t begin = sample_stack_begin_[i], end = sample_stack_begin_[i + 1];
+      for (uint32_t k = begin; k < end; ++k) sample.add_location_id(stack_pool_[k]);
+      for (size_t k = 0; k < nr_values; ++k) sample.add_value(values_[i * nr_values + k]);
+      sample.mutable_label(0)->set_num(t.pid);
+      sample.mutable_label(1)->set_num(t.tid);
+      if (t.comm && sample.label_size() < 3) sample.add_label()->set_key(comm_key);
+      if (!t.comm && sample.label_size() == 3) sample.mutable_label()->RemoveLast();
+      if (t.comm) sample.mutable_label(2)->set_str(comm_ids[sample_threads_[i]]);
+      coded.WriteTag(2 << 3 | 2);  // field 2, length-delimited
+      coded.WriteVarint32(static_cast<uint32_t>(sample.ByteSizeLong()));
+      sample.SerializeWithCachedSizes(&coded);
+    }
+    if (coded.HadError()) return Err("pprof: the samples could not be serialized");
+  }
+  // Level 1, as pprof writes its own profiles (gzip.BestSpeed).
+  libdeflate_compressor* c = libdeflate_alloc_compressor(1);
   if (!c) return Err("pprof: out of memory for the gzip compressor");
   std::string out(libdeflate_gzip_compress_bound(c, raw.size()), '\0');
   const size_t n = libdeflate_gzip_compress(c, raw.data(), raw.size(), out.data(), out.size());

@@ -55,13 +55,52 @@ class PprofConsumer : public SampleConsumer {
   // the samples came summed (without times), HEADER_CLOCK_DATA for the wall clock.
   Result<std::string> Serialize(const HeaderEnv& env, const std::vector<std::string>& comments) const;
 
-  size_t nr_samples() const { return sample_keys_.size(); }
+  size_t nr_samples() const { return sample_threads_.size(); }
   size_t nr_locations() const { return locations_.size(); }
   // Per evsel: the samples and the period added (the report's totals).
   const std::vector<uint64_t>& total_samples() const { return total_samples_; }
   const std::vector<uint64_t>& total_period() const { return total_period_; }
 
  private:
+  // A 64-bit hash → uint32 id index, open addressing (linear probing, at most half
+  // full), whose keys live with their owner (`eq(id)` compares one): a lookup per
+  // sample and per new frame must not allocate or chase list nodes.
+  class IdIndex {
+   public:
+    IdIndex() : slots_(1024) {}
+    // The id whose key hashes to `hash` and satisfies `eq`, or `next_id` after
+    // adding it (*added set).
+    template <typename Eq>
+    uint32_t FindOrAdd(uint64_t hash, Eq&& eq, uint32_t next_id, bool* added) {
+      const size_t mask = slots_.size() - 1;
+      for (size_t i = Index(hash);; i = (i + 1) & mask) {
+        Slot& slot = slots_[i];
+        if (slot.id == kEmpty) {
+          slot = {hash, next_id};
+          *added = true;
+          if (++size_ * 2 > slots_.size()) Grow();
+          return next_id;
+        }
+        if (slot.hash == hash && eq(slot.id)) {
+          *added = false;
+          return slot.id;
+        }
+      }
+    }
+
+   private:
+    struct Slot {
+      uint64_t hash = 0;
+      uint32_t id = kEmpty;
+    };
+    static constexpr uint32_t kEmpty = UINT32_MAX;
+    // Fibonacci hashing: the product's top bits depend on every bit of the hash.
+    size_t Index(uint64_t hash) const { return (hash * 0x9E3779B97F4A7C15ULL) >> shift_; }
+    void Grow();
+    std::vector<Slot> slots_;
+    int shift_ = 64 - 10;  // 1024 slots
+    size_t size_ = 0;
+  };
   struct LocationKey {
     const Dso* dso;
     uint64_t bias;  // ip - dso_addr: tells two placements of one Dso apart
@@ -85,39 +124,57 @@ class PprofConsumer : public SampleConsumer {
     MappingKey key;
     bool found = true;  // false: no Map held the ip; start/end are the ips seen
     bool has_functions = false, has_inline_frames = false;
+    uint64_t weight = 0;  // leaf samples, to pick the main binary
   };
   struct LocationData {
+    LocationKey key;
     uint64_t mapping_id = 0;  // 0: none
     uint64_t address = 0;
     uint32_t first_line = 0, nr_lines = 0;  // in lines_
   };
-  struct StringHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  struct ThreadKey {
+    uint32_t pid, tid;
+    const std::string* comm;
+    bool operator==(const ThreadKey&) const = default;
+  };
+  struct ThreadKeyHash {
+    size_t operator()(const ThreadKey& k) const;
   };
 
   // The id of the location of frames[0..n) (one ip; n > 1 for inline frames).
-  uint64_t LocationOf(const ResolvedSample& s, uint64_t ip, const AddrLocation* frames, uint32_t n);
+  uint32_t LocationOf(const ResolvedSample& s, uint64_t ip, const AddrLocation* frames, uint32_t n);
   uint64_t MappingOf(const ResolvedSample& s, uint64_t ip, const AddrLocation& al);
   uint64_t FunctionOf(const Symbol* sym);
 
   std::vector<Evsel> evsels_;
   const Machine* machine_;
-  std::unordered_map<LocationKey, uint64_t, LocationKeyHash> location_ids_;
+  // Locations: a direct-mapped cache of recent keys in front of the map.
+  struct LocationSlot {
+    LocationKey key{};
+    uint32_t id = 0;  // 0: empty
+  };
+  std::vector<LocationSlot> location_cache_;
+  IdIndex location_ids_;
   std::vector<LocationData> locations_;        // id - 1
   std::vector<uint64_t> lines_;                // function ids of every location's lines
   std::unordered_map<MappingKey, uint64_t, MappingKeyHash> mapping_ids_;
   std::vector<MappingData> mappings_;          // id - 1
   std::unordered_map<const Symbol*, uint64_t> function_ids_;
   std::vector<const Symbol*> functions_;       // id - 1
-  // Samples: the key bytes (pid, tid, comm pointer, location ids) → index; values
-  // 2 per evsel per sample.
-  std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>> sample_index_;
-  std::vector<const std::string*> sample_keys_;  // per sample: its key (owned by sample_index_)
-  std::vector<int64_t> values_;
+  // (pid, tid, comm) → thread id; a sample is (thread id, stack), its stack's location
+  // ids (leaf first) at stack_pool_[sample_stack_begin_[i], sample_stack_begin_[i + 1]).
+  std::unordered_map<ThreadKey, uint32_t, ThreadKeyHash> thread_ids_;
+  std::vector<ThreadKey> threads_;
+  ThreadKey last_thread_{UINT32_MAX, UINT32_MAX, nullptr};
+  uint32_t last_thread_id_ = 0;
+  IdIndex sample_ids_;
+  std::vector<uint32_t> sample_threads_;          // per sample
+  std::vector<uint32_t> sample_stack_begin_{0};   // per sample, and the end
+  std::vector<uint32_t> stack_pool_;
+  std::vector<int64_t> values_;  // 2 per evsel per sample
   std::vector<uint64_t> total_samples_, total_period_;
   uint64_t first_time_ = UINT64_MAX, last_time_ = 0;
-  std::string key_;                    // scratch
+  std::vector<uint32_t> stack_;        // scratch: a sample's location ids, leaf first
   std::vector<AddrLocation> group_;    // scratch: one location's frames
 };
 
