@@ -42,7 +42,7 @@ bool Resolved(const std::string& name) {
 // `report --stdio --no-children -s sym -F sample,period,sym -t '|'` text.
 std::vector<EventRows> ParseFlatReport(const std::string& text) {
   std::vector<EventRows> events;
-  static const std::regex kSamples(R"(^# Samples: (\d+)\s+of event '(.*)'$)");
+  static const std::regex kSamples(R"(^# Samples: (\d+)\s+of event '([^']*)'.*$)");
   static const std::regex kCount(R"(^# Event count \(approx\.\): (\d+)$)");
   static const std::regex kRow(R"(^\s*(\d+)\s*\|\s*(\d+)\s*\|\[.\] (.*?)\s*$)");
   for (const std::string& line : SplitLines(text)) {
@@ -235,6 +235,45 @@ TEST_P(ExportPprof, FoldedEqualsScript) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, ExportPprof, ::testing::Values("threads", "cxx", "two_events"));
+
+// Report's filters mean the same in export: the functions' flat samples equal the
+// report's rows under the same filter. --tid keeps the other samples in report's
+// totals (perf's way) but out of the profile; --time drops them from both.
+class ExportPprofFilters : public ExportPprof {};
+
+TEST_P(ExportPprofFilters, FlatEqualsFilteredReport) {
+  REQUIRE_PPROF();
+  for (const std::string filter : {"--tid 4641,4643", "--time 10%-60%", "-U", "--comms callchain_threa --max-stack 3"}) {
+    SCOPED_TRACE(filter);
+    const std::string profile = dir_ + "/profile.pb.gz";
+    CommandResult e = Perflens("export " + filter + " -o " + ShellQuote(profile));
+    ASSERT_EQ(e.exit_code, 0) << e.err;
+    CommandResult r = Perflens("report --stdio --no-children -s sym -F sample,period,sym -g none --percent-limit 0 -t '|' " +
+                               filter);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::vector<EventRows> events = ParseFlatReport(r.out);
+    ASSERT_EQ(events.size(), 1u) << r.out;
+    CommandResult p = Pprof("-top -nodecount=100000 -nodefraction=0 -edgefraction=0 -sample_index=0", profile);
+    ASSERT_EQ(p.exit_code, 0) << p.err;
+    const Top top = ParseTop(p.out);
+    std::map<std::string, uint64_t> expected, actual;
+    uint64_t rows_total = 0;
+    for (const auto& [name, sp] : events[0].rows) {
+      rows_total += sp.first;
+      if (Resolved(name)) expected[name] = sp.first;
+    }
+    for (const auto& [name, row] : top.rows)
+      if (Resolved(name) && row.flat) actual[name] = row.flat;
+    ASSERT_FALSE(expected.empty()) << r.out;
+    EXPECT_EQ(actual, expected) << p.out << "\n" << r.out;
+    EXPECT_EQ(top.total, rows_total) << p.out;
+    if (filter.rfind("--time", 0) == 0) {
+      EXPECT_EQ(top.total, events[0].total_samples);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Threads, ExportPprofFilters, ::testing::Values("threads"));
 
 }  // namespace
 }  // namespace perflens::scenario
