@@ -13,6 +13,9 @@ Result<std::unique_ptr<Export>> Export::Create(PerfFile* file, const ExportOptio
   e->options_ = options;
   SessionOptions so;
   so.symbolize = options.symbolize;
+  // pprof's source lines read each module's DWARF after the read: index it on the
+  // Symbolizer's helper thread as modules load, beside the read.
+  if (options.format == ExportFormat::kPprof) so.symbolize.prefetch_line_info = true;
   so.filter.comms = options.comms;
   so.filter.pids = options.pids;
   so.filter.tids = options.tids;
@@ -55,7 +58,7 @@ Export::~Export() = default;
 
 Status Export::Process() { return session_->Run(); }
 
-Result<std::string> Export::Output() const {
+Result<std::string> Export::Output() {
   if (folded_) {
     std::string out;
     folded_->stacks().Print(&out);
@@ -63,7 +66,7 @@ Result<std::string> Export::Output() const {
   }
   const HeaderEnv& env = file_->env();
   std::vector<std::string> comments = {fmt::format("perflens export of {}", file_->path())};
-  return pprof_->Serialize(env, comments);
+  return pprof_->Serialize(env, comments, &session_->symbolizer());
 }
 
 std::vector<std::string> Export::SummaryLines() const {

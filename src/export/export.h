@@ -42,8 +42,9 @@ class Export {
   ~Export();
   // Reads every record (Session::Run).
   Status Process();
-  // The output file's bytes: the gzipped profile, or the folded lines.
-  Result<std::string> Output() const;
+  // The output file's bytes: the gzipped profile (with source lines: DWARF is read
+  // here, after the read), or the folded lines.
+  Result<std::string> Output();
   const ReadStats& read_stats() const { return session_->read_stats(); }
   // What could not be resolved, for stderr (Session::ProblemLines and the Symbolizer's).
   std::vector<std::string> SummaryLines() const;

@@ -208,7 +208,8 @@ void PprofConsumer::OnSample(const ResolvedSample& s) {
   v[1] += static_cast<int64_t>(s.period);
 }
 
-Result<std::string> PprofConsumer::Serialize(const HeaderEnv& env, const std::vector<std::string>& comments) const {
+Result<std::string> PprofConsumer::Serialize(const HeaderEnv& env, const std::vector<std::string>& comments,
+                                             Symbolizer* symbolizer) const {
   const std::optional<uint64_t>& first_time = env.first_sample_time;
   const std::optional<uint64_t>& last_time = env.last_sample_time;
   const auto& clock_data = env.clock_data;
@@ -277,20 +278,43 @@ Result<std::string> PprofConsumer::Serialize(const HeaderEnv& env, const std::ve
     m->set_has_functions(md.has_functions);
     m->set_has_inline_frames(md.has_inline_frames);
   }
+  std::vector<std::string_view> function_files(functions_.size());
+  std::vector<bool> mapping_lines(mappings_.size() + 1);
   for (size_t i = 0; i < locations_.size(); ++i) {
     const LocationData& ld = locations_[i];
     pb::Location* loc = p.add_location();
     loc->set_id(i + 1);
     loc->set_mapping_id(new_id[ld.mapping_id]);
     loc->set_address(ld.address);
-    for (uint32_t k = 0; k < ld.nr_lines; ++k) loc->add_line()->set_function_id(lines_[ld.first_line + k]);
+    SymbolFrames frames;
+    if (symbolizer && ld.nr_lines && ld.key.dso) frames = symbolizer->Module(*ld.key.dso)->FramesAt(ld.key.ip - ld.key.bias);
+    for (uint32_t k = 0; k < ld.nr_lines; ++k) {
+      pb::Line* line = loc->add_line();
+      const uint64_t fid = lines_[ld.first_line + k];
+      line->set_function_id(fid);
+      // The frames DWARF gives at the address: one per line when the chain had the
+      // inline frames, else the last (the function the symbol stands for).
+      const SymbolFrame* frame = frames.size() == ld.nr_lines ? &frames[k]
+                                 : ld.nr_lines == 1 && !frames.empty() ? &frames[frames.size() - 1]
+                                                                       : nullptr;
+      if (!frame || !frame->line.known()) continue;
+      line->set_line(frame->line.line);
+      if (function_files[fid - 1].empty()) function_files[fid - 1] = frame->line.file;
+      mapping_lines[ld.mapping_id] = true;
+    }
   }
+  for (size_t i = 0; i < order.size(); ++i)
+    if (mapping_lines[order[i]]) {
+      p.mutable_mapping(static_cast<int>(i))->set_has_filenames(true);
+      p.mutable_mapping(static_cast<int>(i))->set_has_line_numbers(true);
+    }
   for (size_t i = 0; i < functions_.size(); ++i) {
     pb::Function* f = p.add_function();
     f->set_id(i + 1);
     const int64_t name = strings.Id(functions_[i]->name);
     f->set_name(name);
     f->set_system_name(name);
+    if (!function_files[i].empty()) f->set_filename(strings.Id(function_files[i]));
   }
   std::string raw;
   if (!p.SerializeToString(&raw)) return Err("pprof: the profile could not be serialized");

@@ -40,6 +40,7 @@
 #include "perfdata/evlist.h"
 #include "perfdata/features.h"
 #include "session/session.h"
+#include "symbolize/symbolizer.h"
 
 namespace perflens {
 
@@ -53,7 +54,12 @@ class PprofConsumer : public SampleConsumer {
 
   // The profile, serialized and gzip-compressed. From `env`: HEADER_SAMPLE_TIME when
   // the samples came summed (without times), HEADER_CLOCK_DATA for the wall clock.
-  Result<std::string> Serialize(const HeaderEnv& env, const std::vector<std::string>& comments) const;
+  // With `symbolizer` (the session's; nullptr: no source lines), each line gets its
+  // source line and each function the source file of its first line seen, from the
+  // DWARF of the Dso (DsoModule::FramesAt at the location's file offset: the ip as
+  // recorded, a caller's return address too).
+  Result<std::string> Serialize(const HeaderEnv& env, const std::vector<std::string>& comments,
+                                Symbolizer* symbolizer = nullptr) const;
 
   size_t nr_samples() const { return sample_threads_.size(); }
   size_t nr_locations() const { return locations_.size(); }

@@ -277,3 +277,37 @@ INSTANTIATE_TEST_SUITE_P(Threads, ExportPprofFilters, ::testing::Values("threads
 
 }  // namespace
 }  // namespace perflens::scenario
+
+namespace perflens::scenario {
+namespace {
+
+// A DWARF-unwound chain with inline frames (fixtures/dwarf_inline): the functions
+// inlined at one address are one location's lines, innermost first, each with its
+// source line, and the mapping says so ([FN][FL][LN][IN] in pprof -raw).
+class ExportPprofInline : public ExportPprof {};
+
+TEST_P(ExportPprofInline, InlineFramesAreLinesOfOneLocation) {
+  REQUIRE_PPROF();
+  const std::string profile = dir_ + "/profile.pb.gz";
+  CommandResult e = Perflens("export -o " + ShellQuote(profile));
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  CommandResult p = Pprof("-raw", profile);
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_TRUE(std::regex_search(p.out, std::regex(R"(M=\d+ Rotl \S*dwarf_levels\.c:\d+ s=0\n\s+LeafMix \S*dwarf_levels\.c:\d+ s=0\n)")))
+      << p.out;
+  EXPECT_TRUE(std::regex_search(p.out, std::regex(R"(/bin/dwarf_inline [0-9a-f]{40} \[FN\]\[FL\]\[LN\]\[IN\])"))) << p.out;
+  // pprof's flat goes to the innermost line: "Rotl (inline)", which report -s sym
+  // counts in LeafMix; LeafMix keeps its own.
+  CommandResult top = Pprof("-top -nodecount=100000 -nodefraction=0 -sample_index=0", profile);
+  ASSERT_EQ(top.exit_code, 0) << top.err;
+  const Top t = ParseTop(top.out);
+  ASSERT_TRUE(t.rows.count("Rotl (inline)")) << top.out;
+  EXPECT_GT(t.rows.at("Rotl (inline)").flat, 0u) << top.out;
+  ASSERT_TRUE(t.rows.count("LeafMix")) << top.out;
+  EXPECT_GT(t.rows.at("LeafMix").cum, t.rows.at("LeafMix").flat) << top.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(DwarfInline, ExportPprofInline, ::testing::Values("dwarf_inline"));
+
+}  // namespace
+}  // namespace perflens::scenario
