@@ -12,14 +12,18 @@
 //                the process, not adjusted for return addresses), leaf first; the frames
 //                a DWARF-unwound chain gives for functions inlined at one ip are one
 //                location's lines (innermost first, as pprof orders them). An
-//                unresolved frame has no line; outside any map it has no mapping.
+//                unresolved frame has no line; outside any map it has no mapping. The
+//                leaf is the sample's own location (report's self row) unless the
+//                callchain starts at the sample ip.
 //   Mapping      the process's (or kernel's) map of the frame: [start, end), file_offset =
 //                pgoff, filename = the Dso's long name, build_id = its recorded build-id
 //                in hex. Example: libc mapped at 0x7f0000028000 with pgoff 0x28000 gives
 //                memory_start 0x7f0000028000, file_offset 0x28000; a frame at ip
-//                0x7f00000291a0 is at file offset 0x291a0 as pprof computes it.
+//                0x7f00000291a0 is at file offset 0x291a0 as pprof computes it. The
+//                user-space file most leaf samples hit comes first (pprof's main binary).
 //   Function     per symbol: name as report prints it (demangled), system_name the same
-//                (the table keeps no mangled form), no file name yet.
+//                (the table keeps no mangled form), filename the source file when the
+//                Dso's DWARF says it (and each Line its line).
 //   time_nanos / duration_nanos: the first sample's time and the span to the last
 //   (from HEADER_SAMPLE_TIME when the session summed samples and kept no time); the
 //   recording clock's time (perf's default: monotonic, so pprof shows a 1970 date)

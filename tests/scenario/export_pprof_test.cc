@@ -234,6 +234,19 @@ TEST_P(ExportPprof, FoldedEqualsScript) {
   EXPECT_EQ(e.out, s.out);
 }
 
+// Usage errors exit with perf's usage status before reading; an unwritable output is 1.
+TEST_P(ExportPprof, Errors) {
+  CommandResult r = Perflens("export");
+  EXPECT_EQ(r.exit_code, 129);
+  EXPECT_NE(r.err.find("-o FILE is needed for pprof"), std::string::npos) << r.err;
+  r = Perflens("export --format speedscope -o x");
+  EXPECT_EQ(r.exit_code, 129);
+  EXPECT_NE(r.err.find("--format is pprof or folded, not 'speedscope'"), std::string::npos) << r.err;
+  r = Perflens("export -o " + ShellQuote(dir_ + "/no/such/dir/p.pb.gz"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("cannot create"), std::string::npos) << r.err;
+}
+
 INSTANTIATE_TEST_SUITE_P(Fixtures, ExportPprof, ::testing::Values("threads", "cxx", "two_events"));
 
 // Report's filters mean the same in export: the functions' flat samples equal the
