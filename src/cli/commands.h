@@ -21,5 +21,7 @@ CommandRunner RegisterAnnotateCommand(CLI::App* app, ReaderOptions* reader);
 CommandRunner RegisterArchiveCommand(CLI::App* app, ReaderOptions* reader);
 // `perflens export`: the samples as a pprof profile or folded stacks (export/export.h).
 CommandRunner RegisterExportCommand(CLI::App* app, ReaderOptions* reader);
+// `perflens diff` (perf diff --stdio): rows of two or more recordings paired by name.
+CommandRunner RegisterDiffCommand(CLI::App* app, ReaderOptions* reader);
 
 }  // namespace perflens
