@@ -16,6 +16,7 @@
 #       report --stdio --no-children -g none --sort comm,dso,sym
 #       report --stdio                      (children + call graph)
 #       script > /dev/null
+#     and, perflens only, `export --format pprof` against `report --no-children` on fp.data;
 #     and prints wall, user+sys CPU, peak RSS and the ratio perf/perflens;
 #     On dwarf.data, hotspot's perfparser (which unwinds and symbolizes every sample;
 #     `bash scripts/install-deps.sh --bench` installs it) is timed in the same rotation
@@ -211,6 +212,18 @@ if [[ $do_srcline -eq 1 ]]; then
       printf "%-10s perflens report --stdio --inline %.3f s / --no-inline %.3f s = %.2fx\n", f, a, b, (b > 0 ? a / b : 0) }'
   done
 fi
+# pprof export against the report it must not cost more than twice of (issue #16):
+# `export --format pprof` and `report --stdio --no-children` on fp.data, alternating.
+ex_runs="" nc_runs=""
+for ((i = 0; i < runs; ++i)); do
+  ex_runs+="$(measure "$perflens" export --format pprof -o "$work/fp.pb.gz" -i "$work/fp.data")"$'\n'
+  nc_runs+="$(measure "$perflens" report --stdio --no-children -i "$work/fp.data")"$'\n'
+done
+read -r ew ec em <<<"$(printf '%s' "$ex_runs" | median_of)"
+read -r nw nc nm <<<"$(printf '%s' "$nc_runs" | median_of)"
+awk -v ew="$ew" -v ec="$ec" -v em="$em" -v nw="$nw" -v nc="$nc" -v nm="$nm" 'BEGIN {
+  printf "fp.data    perflens export --format pprof %.3f s %.2f cpu %d MB / report --no-children %.3f s %.2f cpu %d MB = %.2fx wall\n",
+         ew, ec, em, nw, nc, nm, (nw > 0 ? ew / nw : 0) }'
 if [[ $do_annotate -eq 1 ]]; then
   hot=$("$perflens" report --stdio --no-children -g none --sort sym -i "$work/fp.data" 2>/dev/null |
     awk -F'\\[\\.\\] ' '/\[\.\] / && !found {sub(/ +$/, "", $2); print $2; found = 1}')  # no exit: SIGPIPE under pipefail

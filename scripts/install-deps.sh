@@ -21,6 +21,7 @@ PACKAGES=(
   libfmt-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libprotobuf-dev protobuf-compiler # pprof export
+  golang-go golang-github-google-pprof-dev  # pprof itself, built offline for the export tests
   linux-perf                        # perf record for the demo and scenario tests
   gcc-multilib g++-multilib         # 32-bit test binaries
   python3 time

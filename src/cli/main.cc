@@ -281,6 +281,7 @@ int main(int argc, char** argv) {
   CommandRunner run_script = RegisterScriptCommand(&app, &reader);
   CommandRunner run_annotate = RegisterAnnotateCommand(&app, &reader);
   CommandRunner run_archive = RegisterArchiveCommand(&app, &reader);
+  CommandRunner run_export = RegisterExportCommand(&app, &reader);
   CommandRunner run_diff = RegisterDiffCommand(&app, &reader);
 
   // Every subcommand takes --no-pager; perf's -P/--no-pager and -p/--paginate go before it.
@@ -294,12 +295,13 @@ int main(int argc, char** argv) {
             : *header ? header_input != "-"
             : *dump ? dump_input != "-"
             : *stats ? stats_input != "-"
-            : !app.got_subcommand("archive"),
+            : !app.got_subcommand("archive") && !app.got_subcommand("export"),
             pager);
   ra.options.sort_given = report->count("--sort") > 0;
   if (app.got_subcommand("script")) return run_script();
   if (app.got_subcommand("annotate")) return run_annotate();
   if (app.got_subcommand("archive")) return run_archive();
+  if (app.got_subcommand("export")) return run_export();
   if (app.got_subcommand("diff")) return run_diff();
   if (*report) {
     ra.bare_call_graph = call_graph_opt->count() > 0 && ra.call_graph.empty();

@@ -60,7 +60,7 @@ void FoldedConsumer::OnSample(const ResolvedSample& s) {
   } else {
     frames_.push_back(s.location);
   }
-  stacks_.Add(*s.comm, frames_, weight_by_period_ ? s.period : 1);
+  stacks_.Add(*s.comm, frames_, weight_by_period_ ? s.period : s.nr_samples);
 }
 
 }  // namespace perflens

@@ -38,7 +38,7 @@ class FoldedStacks {
 };
 
 // The consumer: a sample's callchain when it has one (SampleNeeds::callchain), else
-// its location; weighted by 1 or by the period.
+// its location; weighted by the samples (nr_samples of a summed one) or by the period.
 class FoldedConsumer : public SampleConsumer {
  public:
   explicit FoldedConsumer(bool weight_by_period) : weight_by_period_(weight_by_period) {}

@@ -1,0 +1,135 @@
+// `perflens export`: the samples in another tool's format — pprof's gzipped
+// profile.proto or folded stacks — with perf report's filters.
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "cli/cli_util.h"
+#include "cli/commands.h"
+#include "cli/perf_usage.h"
+#include "export/export.h"
+#include "perfdata/perf_file.h"
+
+namespace perflens {
+namespace {
+
+struct ExportArgs {
+  std::string input = "perf.data";
+  std::string output;
+  std::string format = "pprof";
+  std::string folded_weight = "samples";
+  std::vector<std::string> comms, dsos, symbols, pids, tids;
+  bool quiet = false;
+  ExportOptions options;
+  ReaderOptions* reader = nullptr;
+};
+
+Status WriteOutput(const std::string& path, const std::string& bytes) {
+  FILE* f = path == "-" ? stdout : std::fopen(path.c_str(), "wb");
+  if (!f) return Err("cannot create {}: {}", path, std::strerror(errno));
+  const bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+  const bool closed = f == stdout ? std::fflush(f) == 0 : std::fclose(f) == 0;
+  if (!ok || !closed) return Err("cannot write {}: {}", path, std::strerror(errno));
+  return {};
+}
+
+int RunExport(ExportArgs& a) {
+  ExportOptions& o = a.options;
+  if (a.format == "pprof") {
+    o.format = ExportFormat::kPprof;
+  } else if (a.format == "folded") {
+    o.format = ExportFormat::kFolded;
+  } else {
+    PrintError(fmt::format("export: --format is pprof or folded, not '{}'", a.format));
+    return kExitUsage;
+  }
+  if (a.folded_weight != "samples" && a.folded_weight != "period") {
+    PrintError(fmt::format("export: --folded-weight is samples or period, not '{}'", a.folded_weight));
+    return kExitUsage;
+  }
+  o.folded_weight_period = a.folded_weight == "period";
+  if (a.output.empty()) {
+    if (o.format == ExportFormat::kPprof) {
+      PrintError("export: -o FILE is needed for pprof (a gzipped profile.proto)");
+      return kExitUsage;
+    }
+    a.output = "-";
+  }
+  o.comms = SplitCommas(a.comms);
+  o.dsos = SplitCommas(a.dsos);
+  o.symbols = SplitCommas(a.symbols);
+  if (!ParseIds(a.pids, &o.pids)) {
+    PrintError("--pid takes comma-separated process ids");
+    return 1;
+  }
+  if (!ParseIds(a.tids, &o.tids)) {
+    PrintError("--tid takes comma-separated thread ids");
+    return 1;
+  }
+  auto file = OpenInput(a.input, *a.reader);
+  if (!file) {
+    PrintError(file.error().message);
+    return kExitInputError;
+  }
+  auto exp = Export::Create(file->get(), o);
+  if (!exp) {
+    PrintError(exp.error().message);
+    return 1;
+  }
+  Status st = (*exp)->Process();
+  if (!st) {
+    PrintError(st.error().message);
+    return 1;
+  }
+  auto bytes = (*exp)->Output();
+  if (!bytes) {
+    PrintError(bytes.error().message);
+    return 1;
+  }
+  st = WriteOutput(a.output, *bytes);
+  if (!st) {
+    PrintError(st.error().message);
+    return 1;
+  }
+  PrintReadProblems((*exp)->read_stats(), (*exp)->SummaryLines(), a.quiet);
+  return 0;
+}
+
+}  // namespace
+
+CommandRunner RegisterExportCommand(CLI::App* app, ReaderOptions* reader) {
+  auto args = std::make_shared<ExportArgs>();
+  args->reader = reader;
+  CLI::App* cmd = app->add_subcommand(
+      "export", "Write the samples for another tool: pprof (gzipped profile.proto) or folded stacks");
+  ExportOptions& o = args->options;
+  cmd->add_option("-i,--input", args->input, "Input file (default ./perf.data; - for stdin)");
+  cmd->add_option("-o,--output", args->output, "Output file (pprof: required; folded: default stdout, or -)");
+  cmd->add_option("--format", args->format, "pprof (default) or folded");
+  cmd->add_option("--folded-weight", args->folded_weight, "Folded stack weight: samples (default) or period");
+  cmd->add_option("--time", o.time,
+                  "Only samples in these times: START,END (seconds; several separated by spaces) or percent "
+                  "slices of the recording (10%/2, 0%-10%,30%-40%)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  cmd->add_option("-C,--cpu", o.cpu_list, "Only samples on these cpus (0-3,6)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  cmd->add_flag("-U,--hide-unresolved", o.hide_unresolved,
+                "Leave out samples and callchain entries without a symbol");
+  cmd->add_option("--max-stack", o.max_stack, "Callchain depth limit (default 127)");
+  AddInlineFlags(cmd, &o.inline_frames);
+  AddReturnAddressFlags(cmd, &o.adjust_return_addresses);
+  AddQuietFlag(cmd, &args->quiet);
+  AddListOption(cmd, "-c,--comms", &args->comms, "Only these comms");
+  AddListOption(cmd, "-d,--dsos", &args->dsos, "Only samples in these DSOs");
+  AddListOption(cmd, "-S,--symbols", &args->symbols, "Only samples in these symbols");
+  AddListOption(cmd, "--pid", &args->pids, "Only these process ids");
+  AddListOption(cmd, "--tid", &args->tids, "Only these thread ids");
+  AddSymbolOptions(cmd, &o.symbolize);
+  AddForceOption(cmd, reader);
+  return [args]() { return RunExport(*args); };
+}
+
+}  // namespace perflens

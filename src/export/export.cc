@@ -1,0 +1,80 @@
+#include "export/export.h"
+
+#include <fmt/format.h>
+
+#include "perfdata/perf_event.h"
+#include "session/time_cpu_filter.h"
+
+namespace perflens {
+
+Result<std::unique_ptr<Export>> Export::Create(PerfFile* file, const ExportOptions& options) {
+  std::unique_ptr<Export> e(new Export());
+  e->file_ = file;
+  e->options_ = options;
+  SessionOptions so;
+  so.symbolize = options.symbolize;
+  // pprof's source lines read each module's DWARF after the read: index it on the
+  // Symbolizer's helper thread as modules load, beside the read.
+  if (options.format == ExportFormat::kPprof) so.symbolize.prefetch_line_info = true;
+  so.filter.comms = options.comms;
+  so.filter.pids = options.pids;
+  so.filter.tids = options.tids;
+  so.filter.dsos = options.dsos;
+  so.filter.symbols = options.symbols;
+  so.filter.hide_unresolved = options.hide_unresolved;
+  // Filtered samples are left out of the export (report counts them in its totals only).
+  so.deliver_filtered = false;
+  PERFLENS_RETURN_IF_ERROR(ParseTimeCpuFilters(*file, options.time, options.cpu_list, false, &so.filter.time_ranges,
+                                               &so.filter.cpus));
+  bool chains = false;
+  so.needs.resize(file->evsels().size());
+  for (size_t i = 0; i < file->evsels().size(); ++i) {
+    const bool has_chain = file->evsels()[i].attr.sample_type & kSampleCallchain;
+    so.needs[i] = SampleNeeds{true, has_chain, false, false};
+    chains |= has_chain;
+  }
+  so.max_stack = options.max_stack;
+  so.inline_frames = options.inline_frames;
+  so.keep_root_side = false;  // beyond --max-stack the leaf side stays, as report's callee order
+  so.adjust_return_addresses = options.adjust_return_addresses;
+  // Flat files: samples summed per key between model changes (no times: the
+  // profile's time comes from HEADER_SAMPLE_TIME then).
+  so.coalesce = !chains;
+  so.use_threads = options.use_threads;
+  // The pprof consumer finds each new frame's map in the Machine: on the resolving thread.
+  so.consumer_thread = false;
+  e->session_ = Session::Open(file, std::move(so));
+  if (options.format == ExportFormat::kPprof) {
+    e->pprof_ = std::make_unique<PprofConsumer>(file->evsels(), &e->session_->machine());
+    e->session_->AddConsumer(e->pprof_.get());
+  } else {
+    e->folded_ = std::make_unique<FoldedConsumer>(options.folded_weight_period);
+    e->session_->AddConsumer(e->folded_.get());
+  }
+  return e;
+}
+
+Export::~Export() = default;
+
+Status Export::Process() { return session_->Run(); }
+
+Result<std::string> Export::Output() {
+  if (folded_) {
+    std::string out;
+    folded_->stacks().Print(&out);
+    return out;
+  }
+  const HeaderEnv& env = file_->env();
+  std::vector<std::string> comments = {fmt::format("perflens export of {}", file_->path())};
+  return pprof_->Serialize(env, comments, &session_->symbolizer());
+}
+
+std::vector<std::string> Export::SummaryLines() const {
+  std::vector<std::string> lines = session_->ProblemLines();
+  for (auto& p : session_->symbolizer().Problems()) lines.push_back(p);
+  for (auto& p : session_->symbolizer().FixHints()) lines.push_back(p);
+  if (session_->counters().nr_samples == 0) lines.push_back(fmt::format("{} has no usable samples", file_->path()));
+  return lines;
+}
+
+}  // namespace perflens

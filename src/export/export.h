@@ -1,0 +1,61 @@
+// Export: `perflens export` — one read of a perf.data file through the session, with
+// report's sample filters, into another tool's format: pprof's gzipped profile.proto
+// (export/pprof.h) or folded stacks (export/folded.h). Needs nothing from report/.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+#include "export/folded.h"
+#include "export/pprof.h"
+#include "perfdata/perf_file.h"
+#include "session/session.h"
+
+namespace perflens {
+
+enum class ExportFormat { kPprof, kFolded };
+
+// What `perflens export` was asked for, with perf report's option names for the filters
+// (the same meaning as in ReportOptions).
+struct ExportOptions {
+  ExportFormat format = ExportFormat::kPprof;
+  std::vector<std::string> comms, dsos, symbols;  // -c/--comms, -d/--dsos, -S/--symbols
+  std::vector<uint32_t> pids, tids;               // --pid, --tid
+  std::string time;                               // --time
+  std::string cpu_list;                           // -C/--cpu
+  bool hide_unresolved = false;                   // -U
+  int max_stack = 127;                            // --max-stack
+  bool inline_frames = true;                      // --inline / --no-inline
+  bool adjust_return_addresses = true;            // --[no-]return-address-adjust
+  bool folded_weight_period = false;              // folded: weights are periods, not samples
+  SymbolizeOptions symbolize;
+  bool use_threads = true;
+};
+
+class Export {
+ public:
+  // `file` is not owned and must outlive the Export. Errors: a bad --time or -C.
+  static Result<std::unique_ptr<Export>> Create(PerfFile* file, const ExportOptions& options);
+  ~Export();
+  // Reads every record (Session::Run).
+  Status Process();
+  // The output file's bytes: the gzipped profile (with source lines: DWARF is read
+  // here, after the read), or the folded lines.
+  Result<std::string> Output();
+  const ReadStats& read_stats() const { return session_->read_stats(); }
+  // What could not be resolved, for stderr (Session::ProblemLines and the Symbolizer's).
+  std::vector<std::string> SummaryLines() const;
+
+ private:
+  Export() = default;
+  PerfFile* file_ = nullptr;
+  ExportOptions options_;
+  std::unique_ptr<Session> session_;
+  std::unique_ptr<PprofConsumer> pprof_;
+  std::unique_ptr<FoldedConsumer> folded_;
+};
+
+}  // namespace perflens
