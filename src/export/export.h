@@ -46,6 +46,8 @@ class Export {
   // here, after the read), or the folded lines.
   Result<std::string> Output();
   const ReadStats& read_stats() const { return session_->read_stats(); }
+  // The pprof consumer (its totals), nullptr for the folded format.
+  const PprofConsumer* pprof() const { return pprof_.get(); }
   // What could not be resolved, for stderr (Session::ProblemLines and the Symbolizer's).
   std::vector<std::string> SummaryLines() const;
 

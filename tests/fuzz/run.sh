@@ -13,13 +13,13 @@ shift $(( $# > 2 ? 2 : $# ))
 TARGETS=("$@")
 # Keep in step with tests/fuzz/CMakeLists.txt and tests/hardening/fuzz_regression_test.cc.
 [ ${#TARGETS[@]} -gt 0 ] ||
-  TARGETS=(reader decompress sample feature perf_map kallsyms report json call_graph script dump header dwarf jitdump tracing_data)
+  TARGETS=(reader decompress sample feature perf_map kallsyms report json call_graph script dump header dwarf jitdump tracing_data export)
 
 # The read-only seed dirs of a target: the outputs' targets read perf.data files, the
 # report seeds; decompress has its bombs and the reader seeds.
 seed_dirs() {
   case "$1" in
-    json|call_graph|script|dump|header) echo report ;;
+    json|call_graph|script|dump|header|export) echo report ;;
     decompress) echo decompress reader ;;
     *) echo "$1" ;;
   esac

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "fuzz/fuzz_entries.h"
+#include "fuzz/fuzz_export.h"
 
 namespace perflens {
 namespace {
@@ -29,7 +30,7 @@ const std::map<std::string, Entry>& Entries() {
       {"call_graph", fuzz::FuzzCallGraph},  {"script", fuzz::FuzzScript},
       {"dump", fuzz::FuzzDump},             {"header", fuzz::FuzzHeader},
       {"dwarf", fuzz::FuzzDwarf},           {"jitdump", fuzz::FuzzJitdump},
-      {"tracing_data", fuzz::FuzzTracingData},
+      {"tracing_data", fuzz::FuzzTracingData}, {"export", fuzz::FuzzExport},
   };
   return m;
 }
@@ -74,7 +75,8 @@ TEST(FuzzRegressionTest, ReplaysRegressions) {
 // The seed dirs of a target: its own, or those of the target whose input it shares
 // (tests/fuzz/run.sh seed_dirs).
 std::vector<std::string> SeedDirs(const std::string& target) {
-  if (target == "json" || target == "call_graph" || target == "script" || target == "dump" || target == "header")
+  if (target == "json" || target == "call_graph" || target == "script" || target == "dump" || target == "header" ||
+      target == "export")
     return {"report"};
   if (target == "decompress") return {"decompress", "reader"};
   return {target};
