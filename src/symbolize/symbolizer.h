@@ -38,6 +38,8 @@ struct SymbolizeOptions {
   std::string vmlinux;      // --vmlinux FILE
   std::string vdso_image;   // --vdso FILE
   bool demangle = true;
+  // C++ names with their parameters, as perf's -v demangles them (DMGL_PARAMS).
+  bool demangle_params = false;
   // Recording's kernel release and arch (HEADER_OSRELEASE/ARCH) for the kernel and the
   // "no recorded vdso build-id" rule.
   std::string recorded_osrelease;
