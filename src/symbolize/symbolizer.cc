@@ -419,6 +419,10 @@ const DsoModule* Symbolizer::Module(const Dso& dso) {
   return impl_->LoadModule(dso);
 }
 
+const DsoModule* Symbolizer::FindLoaded(const Dso& dso) const {
+  return impl_->published.Find(dso.id());  // (ids past ModuleSlots::kMaxIds: never)
+}
+
 std::vector<std::string> Symbolizer::Problems() const {
   std::lock_guard<std::mutex> lock(impl_->problems_mu);
   std::vector<std::string> out;
