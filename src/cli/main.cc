@@ -84,7 +84,7 @@ int RunReport(ReportArgs& a, const ReaderOptions& reader) {
   if (a.no_branch_stack) o.branch_stack = false;
   if (a.json) o.format = "json";
   o.quiet = a.quiet;
-  o.verbose = a.verbose > 0;
+  o.verbose = a.verbose > 0 && !a.quiet;  // perf's -q sets verbose to -1 whatever -v says
   o.symbolize.demangle_params = o.verbose;  // perf -v: DMGL_PARAMS (no effect with --no-demangle)
   // perf prints the header only when not quiet ((header || header_only) && !quiet), and
   // with -q --header-only the report.
