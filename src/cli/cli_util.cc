@@ -7,8 +7,21 @@
 
 #include <cstdlib>
 #include <memory>
+#include <optional>
+
+#include "session/time_cpu_filter.h"
 
 namespace perflens {
+
+std::optional<int> CheckTimeArg(const PerfFile& file, std::string_view time, bool reltime) {
+  if (time.empty()) return std::nullopt;
+  std::vector<TimeRange> ranges;
+  std::vector<bool> cpus;
+  Status st = ParseTimeCpuFilters(file, time, "", reltime, &ranges, &cpus);
+  if (st) return std::nullopt;
+  PrintError(st.error().message);
+  return kExitBadTime;
+}
 
 CLI::Option* AddListOption(CLI::App* cmd, const std::string& name, std::vector<std::string>* items,
                            const std::string& description) {

@@ -41,6 +41,12 @@ inline void PrintWarning(std::string_view message) {
 // (missing, unreadable, not owned, bad magic, empty): cmd_report's -1.
 inline constexpr int kExitInputError = 255;
 
+// perf's status for a --time argument it cannot parse for the file: its -EINVAL (234).
+inline constexpr int kExitBadTime = 234;
+// Checks report's/script's --time for `file` as perf does after opening it: prints the
+// error and returns kExitBadTime, or nullopt when the argument is fine (or empty).
+std::optional<int> CheckTimeArg(const PerfFile& file, std::string_view time, bool reltime);
+
 // Opens the input for a subcommand and prints its header warnings; starts the pager
 // (StartPagerIfWanted) once it opened.
 Result<std::unique_ptr<PerfFile>> OpenInput(const std::string& path, const ReaderOptions& options);

@@ -19,5 +19,7 @@ CommandRunner RegisterScriptCommand(CLI::App* app, ReaderOptions* reader);
 CommandRunner RegisterAnnotateCommand(CLI::App* app, ReaderOptions* reader);
 // `perflens archive` (perf archive): the files the samples need, as a build-id cache.
 CommandRunner RegisterArchiveCommand(CLI::App* app, ReaderOptions* reader);
+// `perflens diff` (perf diff --stdio): rows of two or more recordings paired by name.
+CommandRunner RegisterDiffCommand(CLI::App* app, ReaderOptions* reader);
 
 }  // namespace perflens

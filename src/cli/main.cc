@@ -149,6 +149,7 @@ int RunReport(ReportArgs& a, const ReaderOptions& reader) {
     WriteOut(out);
     return st ? 0 : Fail(st.error());
   }
+  if (std::optional<int> status = CheckTimeArg(**file, o.time, false)) return *status;
   auto report = Report::Create(file->get(), o);
   if (!report) return Fail(report.error());
   Status st = (*report)->Process();
@@ -195,7 +196,8 @@ int main(int argc, char** argv) {
   report->add_option("-s,--sort", ra.options.sort, "Sort keys: comm,pid,tid,dso,sym,cpu,srcline,srcfile,trace");
   report->add_option("-F,--fields", ra.options.fields, "Output fields: overhead,overhead_sys,overhead_us,sample,period + sort keys");
   report->add_option("-t,--field-separator", ra.options.field_separator, "Separator between columns");
-  report->add_option("--percent-limit", ra.options.percent_limit, "Hide entries below this percentage");
+  CLI::Option* percent_limit_opt =
+      report->add_option("--percent-limit", ra.options.percent_limit, "Hide entries below this percentage");
   report->add_flag("--children", ra.children, "Accumulate callchain costs (Children column)");
   report->add_flag("--no-children", ra.no_children, "Self costs only");
   report->add_flag("--group", ra.group,
@@ -289,6 +291,7 @@ int main(int argc, char** argv) {
   CommandRunner run_script = RegisterScriptCommand(&app, &reader);
   CommandRunner run_annotate = RegisterAnnotateCommand(&app, &reader);
   CommandRunner run_archive = RegisterArchiveCommand(&app, &reader);
+  CommandRunner run_diff = RegisterDiffCommand(&app, &reader);
 
   // Every subcommand takes --no-pager; perf's -P/--no-pager and -p/--paginate go before it.
   PagerChoice pager;
@@ -307,8 +310,24 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("script")) return run_script();
   if (app.got_subcommand("annotate")) return run_annotate();
   if (app.got_subcommand("archive")) return run_archive();
+  if (app.got_subcommand("diff")) return run_diff();
   if (*report) {
     ra.bare_call_graph = call_graph_opt->count() > 0 && ra.call_graph.empty();
+    // perf applies options in command-line order: --percent-limit sets the call-graph
+    // threshold unless a later -g names one (bare -g's default string does).
+    int limit_pos = -1, g_pos = -1, pos = 0;
+    for (const CLI::Option* opt : report->parse_order()) {
+      if (opt == percent_limit_opt) limit_pos = pos;
+      else if (opt == call_graph_opt) g_pos = pos;
+      ++pos;
+    }
+    bool g_threshold = ra.bare_call_graph;
+    for (const std::string& tok : SplitCommas({ra.call_graph})) {
+      char* end = nullptr;
+      std::strtod(tok.c_str(), &end);
+      g_threshold |= !tok.empty() && end != tok.c_str();
+    }
+    ra.options.percent_limit_sets_call_graph = limit_pos >= 0 && (g_pos < limit_pos || !g_threshold);
     return RunReport(ra, reader);
   }
   if (*header) {

@@ -52,6 +52,15 @@ constexpr PerfOption kPerfAnnotateOptions[] = {
     {0, "tui"},
 };
 
+// perf diff -h: 24 options.
+constexpr PerfOption kPerfDiffOptions[] = {
+    {'b', "baseline-only"}, {'C', "comms"}, {'c', "compute"}, {'d', "dsos"}, {'D', "dump-raw-trace"},
+    {'f', "force"}, {'F', "formula"}, {'m', "modules"}, {'o', "order"}, {'p', "period"}, {'q', "quiet"},
+    {'s', "sort"}, {'S', "symbols"}, {'t', "field-separator"}, {'v', "verbose"}, {0, "cpu"},
+    {0, "cycles-hist"}, {0, "kallsyms"}, {0, "percentage"}, {0, "pid"}, {0, "stream"}, {0, "symfs"},
+    {0, "tid"}, {0, "time"},
+};
+
 bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 }  // namespace
@@ -60,6 +69,7 @@ std::span<const PerfOption> PerfCommandOptions(std::string_view command) {
   if (command == "report") return kPerfReportOptions;
   if (command == "script") return kPerfScriptOptions;
   if (command == "annotate") return kPerfAnnotateOptions;
+  if (command == "diff") return kPerfDiffOptions;
   return {};
 }
 

@@ -59,6 +59,7 @@ int RunScript(ScriptArgs& a) {
     PrintError(file.error().message);
     return kExitInputError;
   }
+  if (std::optional<int> status = CheckTimeArg(**file, o.time, o.reltime)) return *status;
   if (a.header || a.header_only) Write(FormatHeader(**file));
   if (a.header_only) return 0;
   if (!spec->folded) {

@@ -140,6 +140,10 @@ inline constexpr uint64_t kContextMax = static_cast<uint64_t>(-4095);
 // perf_event_attr.type of tracepoint events (enum perf_type_id PERF_TYPE_TRACEPOINT):
 // attr.config is the ID line of the event's format file.
 inline constexpr uint32_t kPerfTypeTracepoint = 2;
+// PERF_TYPE_SOFTWARE and its PERF_COUNT_SW_DUMMY config (an event that only carries
+// side-band records; perf adds one for system-wide and --switch-events recordings).
+inline constexpr uint32_t kPerfTypeSoftware = 1;
+inline constexpr uint64_t kPerfCountSwDummy = 9;
 
 // Header feature bits (tools/perf/util/header.h enum HEADER_*).
 enum Feature : int {

@@ -41,7 +41,7 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
       sort.find("symbol") != std::string::npos)
     sort += ",ipc_null";
   // perf's -p adds the parent key (setup_sorting: sort__has_parent).
-  if (!options.parent.empty() && (sort + ",").find("parent,") == std::string::npos) sort += ",parent";
+  if (options.parent && (sort + ",").find("parent,") == std::string::npos) sort += ",parent";
   std::string field_keys;
   for (std::string_view rest = options.fields; !rest.empty();) {
     size_t comma = rest.find(',');
@@ -96,8 +96,7 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
     r->children_ = false;
   }
   if (!r->has_callchains_ && !branch_counts) cg.mode = CallGraphMode::kNone;
-  // perf's parse_percent_limit also sets the call-graph threshold.
-  if (options.percent_limit > 0) cg.min_percent = options.percent_limit;
+  if (options.percent_limit_sets_call_graph) cg.min_percent = options.percent_limit;
   // With -F the first percentage field decides the order (Children only when named).
   r->sort_by_children_ = r->children_;
   if (!options.fields.empty()) {
@@ -123,7 +122,7 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   for (const SortKey* k : *keys) has_parent |= k->name == std::string_view("parent");
   if (has_parent) {
     // perf: parent_pattern, "^sys_|^do_page_fault" unless -p gives one.
-    const std::string pattern = options.parent.empty() ? "^sys_|^do_page_fault" : options.parent;
+    const std::string pattern = options.parent.value_or("^sys_|^do_page_fault");
     try {
       r->parent_pattern_ = std::make_unique<std::regex>(pattern, std::regex::extended | std::regex::optimize);
     } catch (const std::regex_error& e) {
@@ -167,12 +166,12 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   if (r->parent_pattern_) r->hists_->set_parent_pattern(r->parent_pattern_.get(), options.exclude_other);
   // perf applies --ignore-callees while resolving callchains, which it does only for
   // -g, Children or the parent key.
-  if (!options.ignore_callees.empty() && chains) {
+  if (options.ignore_callees && chains) {
     try {
       r->ignore_callees_ =
-          std::make_unique<std::regex>(options.ignore_callees, std::regex::extended | std::regex::optimize);
+          std::make_unique<std::regex>(*options.ignore_callees, std::regex::extended | std::regex::optimize);
     } catch (const std::regex_error& e) {
-      return Err("--ignore-callees: bad regular expression '{}': {}", options.ignore_callees, e.what());
+      return Err("--ignore-callees: bad regular expression '{}': {}", *options.ignore_callees, e.what());
     }
     r->hists_->set_ignore_callees(r->ignore_callees_.get());
   }

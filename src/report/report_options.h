@@ -16,6 +16,10 @@ struct ReportOptions {
   std::string fields;                 // -F/--fields; empty → overhead + sort keys
   std::string field_separator;        // -t; empty → aligned columns
   double percent_limit = 0;           // --percent-limit (percent)
+  // perf's parse_percent_limit also sets the call-graph threshold (callchain_param.min_percent),
+  // 0 included; a -g that names a threshold (bare -g does: "graph,0.5,...") after it wins.
+  // The CLI sets this from the command line's order; false leaves -g's threshold.
+  bool percent_limit_sets_call_graph = false;
   std::optional<bool> children;       // --children/--no-children; unset → on with callchains
   std::string call_graph = "graph,0.5";  // -g: graph/fractal/flat/folded/none[,threshold][,caller/callee]
   bool show_nr_samples = false;       // -n
@@ -31,15 +35,17 @@ struct ReportOptions {
   // -p/--parent REGEX: adds the "parent" sort key, each row's first callchain symbol
   // matching REGEX (POSIX extended; perf's default "^sys_|^do_page_fault" with
   // --sort parent alone). -x/--exclude-other: only rows that have one are printed.
-  std::string parent;
+  // Given empty (-p ''), perf's empty regex matches every symbol.
+  std::optional<std::string> parent;
   bool exclude_other = false;
   // --hierarchy: one level per sort key, each with its own overhead (perf's
   // report_hierarchy); turns Children off and refuses -F, as perf.
   bool hierarchy = false;
   // --ignore-callees REGEX (POSIX extended): a callchain is cut at a function matching
   // it, the sample charged to that function (perf's add_callchain_ip). Applies only
-  // when callchains are used (-g, Children or the parent key).
-  std::string ignore_callees;
+  // when callchains are used (-g, Children or the parent key). Given empty, it matches
+  // every function, as perf's empty regex does.
+  std::optional<std::string> ignore_callees;
   // --ns: the "time" key in nanoseconds (default microseconds); --time-quantum: the
   // time key's bucket in ns (perf's default 100 ms).
   bool ns = false;

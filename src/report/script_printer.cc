@@ -25,7 +25,6 @@ struct FieldName {
   const char* attr_name; // perf's name of that bit in its error message
 };
 
-constexpr uint32_t kPerfTypeSoftware = 1;
 constexpr uint32_t kPerfTypeSynth = 0x80000000u;  // PERF_TYPE_SYNTH (perf's own events)
 
 // In perf 6.1's evsel__check_attr order (its first failing check names the error).
@@ -243,10 +242,17 @@ Result<uint32_t> ResolveScriptFields(const ScriptFieldSpec& spec, const Evsel& e
 Result<std::vector<uint32_t>> ResolveEvselFields(const ScriptFieldSpec& spec, std::span<const Evsel> evsels,
                                                  bool use_callchain) {
   // perf keeps fields per output type and checks them against the first evsel of that
-  // type only (perf_session__check_output_opt), e.g. not against a trailing dummy event.
+  // type only (perf_session__check_output_opt), never against a dummy event
+  // (find_first_output_type skips it): `-F sw:` with only a dummy is "software events
+  // do not exist", and a dummy's fields are not checked.
   std::array<std::optional<uint32_t>, kOutputTypes> by_type;
   std::vector<uint32_t> fields;
   for (const Evsel& ev : evsels) {
+    if (ev.attr.type == kPerfTypeSoftware && ev.attr.config == kPerfCountSwDummy) {
+      auto resolved = ResolveScriptFields(spec, ev, use_callchain);
+      fields.push_back(resolved ? *resolved : 0);
+      continue;
+    }
     std::optional<uint32_t>& f = by_type[ScriptOutputTypeOf(ev.attr.type)];
     if (!f) {
       auto resolved = ResolveScriptFields(spec, ev, use_callchain);

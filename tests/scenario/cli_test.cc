@@ -205,6 +205,14 @@ TEST(CliTest, ScriptFieldErrorsExitAsPerfDoes) {
   r = Perflens("script -F trace: -i " + data);
   EXPECT_EQ(r.exit_code, 255);
   EXPECT_EQ(r.err, "tracepoint events do not exist. Remove corresponding -F option to proceed.\n");
+  // perf looks past dummy events for a type's first evsel: a tracepoint recording whose
+  // only software event is the side-band dummy has no software events (perf 6.1: 255).
+  const std::string tracepoints = ShellQuote(ScenarioSourceDir() + "/fixtures/tracepoints/perf.data");
+  r = Perflens("script -F sw: -i " + tracepoints);
+  EXPECT_EQ(r.exit_code, 255);
+  EXPECT_EQ(r.err, "software events do not exist. Remove corresponding -F option to proceed.\n");
+  r = Perflens("script -F sw:ip -i " + tracepoints);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
 }  // namespace

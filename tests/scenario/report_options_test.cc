@@ -59,9 +59,13 @@ TEST(ReportOptionsTest, CpuFilterNeedsSampleCpu) {
 
 TEST(ReportOptionsTest, BadArgumentsAreNamed) {
   const std::string in = " -i " + ShellQuote(Fixture("threads"));
+  // A --time perf cannot use exits with its -EINVAL, 234 (report and script alike).
   CommandResult r = Perflens("report --stdio --time 2,1" + in);
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.exit_code, 234);
   EXPECT_NE(r.err.find("invalid time string '2,1'"), std::string::npos) << r.err;
+  r = Perflens("script --time abc" + in);
+  EXPECT_EQ(r.exit_code, 234);
+  EXPECT_NE(r.err.find("invalid time string 'abc'"), std::string::npos) << r.err;
   // Values perf's option parser refuses exit with its usage status, 129.
   r = Perflens("report --stdio -C 0 --percentage maybe" + in);
   EXPECT_EQ(r.exit_code, 129);
