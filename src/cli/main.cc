@@ -63,6 +63,7 @@ struct ReportArgs {
   std::string stdio_color = "auto";  // --stdio-color [always|never|auto]; bare: always
   bool inverted = false;         // -G
   bool quiet = false;            // -q
+  int verbose = 0;               // -v (perf counts them; one is enough here)
   std::string percentage;        // --percentage relative|absolute
   std::string time_quantum;      // --time-quantum N[s|ms|us|ns]
   // perf report's other outputs, which perflens also has as subcommands.
@@ -83,6 +84,8 @@ int RunReport(ReportArgs& a, const ReaderOptions& reader) {
   if (a.no_branch_stack) o.branch_stack = false;
   if (a.json) o.format = "json";
   o.quiet = a.quiet;
+  o.verbose = a.verbose > 0 && !a.quiet;  // perf's -q sets verbose to -1 whatever -v says
+  o.symbolize.demangle_params = o.verbose;  // perf -v: DMGL_PARAMS (no effect with --no-demangle)
   // perf prints the header only when not quiet ((header || header_only) && !quiet), and
   // with -q --header-only the report.
   if (a.quiet) {
@@ -161,6 +164,9 @@ int RunReport(ReportArgs& a, const ReaderOptions& reader) {
   if (!st) return Fail(st.error());
   WriteOut(out);
   fflush(stdout);
+  // -v: where each DSO's symbols came from (perf -v prints its own lookups instead).
+  if (o.verbose && !a.quiet)
+    for (const std::string& line : (*report)->SymbolSourceLines()) fmt::print(stderr, "perflens: symbols: {}\n", line);
   PrintReadProblems((*report)->read_stats(), (*report)->SummaryLines(), a.quiet);
   return 0;
 }
@@ -235,6 +241,10 @@ int main(int argc, char** argv) {
   AddInlineFlags(report, &ra.options.inline_frames);
   AddReturnAddressFlags(report, &ra.options.adjust_return_addresses);
   AddQuietFlag(report, &ra.quiet);
+  report->add_flag("-v,--verbose", ra.verbose,
+                   "Shared objects by their full path, symbols with their address and symtab origin (perf's "
+                   "letters: B build-id cache, k kallsyms, ...), C++ names with parameters; on stderr, where each "
+                   "DSO's symbols came from");
   report->add_option("--stdio-color", ra.stdio_color,
                      "Percentages in perf's colours: always (a bare --stdio-color), never, or auto (on a terminal)")
       ->expected(0, 1)

@@ -27,6 +27,7 @@ struct BranchEnd {
   uint64_t addr = 0;            // the raw address
   uint64_t al_addr = 0;         // Map::MapIp(addr) (addr without a map): what is printed
   char level = 'H';             // of the maps it was found in; 'H' in none
+  char symtab_origin = '!';     // -v: perf's dso__symtab_origin of dso (Report::Process sets it)
   // The srcline_from/srcline_to keys (report/srcline.h SrcLines::FillBranchEnd, set only
   // when a report sorts by them): the interned text perf's map__srcline gives for
   // al_addr and its id, nullptr otherwise.
@@ -45,7 +46,13 @@ struct HistEntry {
   // perf's he->ip: a self row's dso_addr (Map::MapIp(ip), the ip without a map); a
   // callchain row's raw ip when unresolved (fill_callchain_info), its dso_addr else.
   uint64_t key_addr = 0;
+  // perf's he->ip as -v prints it: the address of the sample or frame that made the
+  // row — a self row's dso_addr (as key_addr), a callchain row's raw ip (Children).
+  uint64_t ip = 0;
   char level = '.';
+  // -v: perf's dso__symtab_origin letter of dso ('!' without one), set by
+  // Report::Process from the Symbolizer.
+  char symtab_origin = '!';
   // The "srcline" key (report/srcline.h, set only when a report sorts by it): the
   // interned "file:line" of key_addr and its number in the SrcLines table, or nullptr
   // when the address has no line (printed as perf does: "sym+offset", "dso[vaddr]").

@@ -45,6 +45,7 @@ HistEntry SelfProto(const ResolvedSample& s, uint64_t time_quantum) {
   proto.dso = s.location.dso;
   proto.sym = s.location.sym;
   proto.key_addr = s.location.dso_addr;
+  proto.ip = s.location.dso_addr;
   proto.level = s.location.level;
   return proto;
 }
@@ -329,6 +330,7 @@ void HistsConsumer::OnSample(const ResolvedSample& sample) {
     proto.dso = f.al.dso;
     proto.sym = f.al.sym;
     proto.key_addr = f.al.sym ? f.al.dso_addr : f.ip;
+    proto.ip = f.ip;  // perf's fill_callchain_info: al->addr = node->ip
     if (f.al.dso) proto.level = f.al.dso->is_kernel() ? 'k' : '.';
     if (srclines_) srclines_->Fill(&proto, f.al.dso_addr);
     size_t row = hists.FindOrAdd(proto);

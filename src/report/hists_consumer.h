@@ -44,6 +44,20 @@ class HistsConsumer : public SampleConsumer {
   const std::vector<Hists>& hists() const { return hists_; }
   // --percentage relative: the totals become those of the samples no filter left out.
   void UseNonFilteredTotals();
+  // -v: every row's (and branch end's) symtab_origin, `origin(dso)` (dso may be null).
+  // After the session ran.
+  template <typename OriginFn>
+  void SetSymtabOrigins(const OriginFn& origin) {
+    for (Hists& h : hists_)
+      for (size_t i = 0; i < h.entries().size(); ++i) {
+        HistEntry& e = h.at(i);
+        e.symtab_origin = origin(e.dso);
+        if (e.has_branch) {
+          e.from.symtab_origin = origin(e.from.dso);
+          e.to.symtab_origin = origin(e.to.dso);
+        }
+      }
+  }
   // The "parent" key's pattern (-p/--parent, POSIX extended regex); rows then carry the
   // first callchain symbol that matches it. Not owned; set before the session runs.
   // `exclude_other` (-x): samples without a parent are filtered (in the totals only).

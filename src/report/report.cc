@@ -52,8 +52,10 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   if (!field_keys.empty()) sort = options.sort_given ? sort + "," + field_keys : field_keys;
   auto keys = ParseSortKeys(sort);
   if (!keys) return keys.error();
-  for (const SortKey*& k : *keys)
+  for (const SortKey*& k : *keys) {
     if (k->name == std::string_view("time")) k = TimeSortKey(options.ns);
+    if (options.verbose) k = VerboseSortKey(k);
+  }
   if (keys->size() > Hists::kMaxKeys) return Err("at most {} sort keys", Hists::kMaxKeys);
   for (const auto& ev : file->evsels())
     if (ev.attr.sample_type & kSampleCallchain) r->has_callchains_ = true;
@@ -210,7 +212,26 @@ const BranchTypeStat& Report::branch_types() const { return hists_->branch_types
 Status Report::Process() {
   Status st = session_->Run();
   if (st && options_.percentage_relative) hists_->UseNonFilteredTotals();
+  if (st && options_.verbose) {
+    Symbolizer& symbolizer = session_->symbolizer();
+    hists_->SetSymtabOrigins([&](const Dso* dso) { return dso ? symbolizer.Info(*dso).symtab_origin : '!'; });
+  }
   return st;
+}
+
+std::vector<std::string> Report::SymbolSourceLines() const {
+  std::vector<std::string> lines;
+  const Symbolizer& symbolizer = session_->symbolizer();
+  for (const auto& dso : session_->machine().dsos()) {
+    const DsoModule* m = symbolizer.FindLoaded(*dso);
+    if (!m) continue;
+    const DsoLoadInfo& info = m->info();
+    std::string source = info.status == LoadStatus::kLoaded
+                             ? (info.path.empty() ? std::string("the recording (PERF_RECORD_KSYMBOL)") : info.path)
+                             : info.message;
+    lines.push_back(fmt::format("{}: {} {}", dso->printable_long_name(), info.symtab_origin, source));
+  }
+  return lines;
 }
 
 std::vector<std::string> Report::SummaryLines() const {

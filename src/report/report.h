@@ -50,6 +50,11 @@ class Report {
   Symbolizer& symbolizer() { return session_->symbolizer(); }
   // Lines for the end-of-report summary: what could not be resolved, with counts.
   std::vector<std::string> SummaryLines() const;
+  // -v's stderr: one line per DSO whose symbols were looked for, in the order the
+  // recording named them: its long name, perf's origin letter and the file read,
+  // e.g. "/usr/lib/x86_64-linux-gnu/libc.so.6: B ~/.debug/.build-id/93/ac61…/elf", or
+  // why none ("[vdso]: ! no image with build-id …").
+  std::vector<std::string> SymbolSourceLines() const;
   // The finished Hists and how to print them (after Process).
   HistsOutput Output() const {
     HistsOutput out(hists(), evsels_, options_, children_, sort_by_children_, call_graph_,

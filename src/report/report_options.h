@@ -65,6 +65,11 @@ struct ReportOptions {
   bool adjust_return_addresses = true;
   bool full_source_path = false;      // --full-source-path: srcline with the whole file path
   bool show_header = false;           // --header
+  // -v/--verbose (perf's verbose > 0): the Shared Object column shows each DSO's long
+  // name, the Symbol column "0x<ip> <origin> " before "[.] name" (perf's
+  // _hist_entry__sym_snprintf), C++ names keep their parameters. Set
+  // symbolize.demangle_params with it.
+  bool verbose = false;
   // -q/--quiet: only the rows (and call graphs) with perf's blank lines after each
   // event; no '#' lines but the '# dso: X' elision lines, as perf 6.1.
   bool quiet = false;

@@ -327,6 +327,86 @@ void PrintTimeNs(const HistEntry& e, std::string* out) {
   fmt::format_to(std::back_inserter(*out), "{}.{:09}", e.time / 1000000000, e.time % 1000000000);
 }
 void JsonTime(const HistEntry& e, nlohmann::json* row) { (*row)["time"] = e.time; }
+// -v (perf's verbose > 0). The Shared Object column is the DSO's long name
+// (_hist_entry__dso_snprintf); the Symbol column starts with "%-#*llx %c " of the row's
+// address and its DSO's symtab origin, 18 wide (BITS_PER_LONG / 4 + 2; C's '#' gives a
+// zero no "0x"), e.g. "0x1270             B [.] StatPaths". perf's hists__calc_col_len
+// widens the column by 21 for resolved rows only: an unresolved one keeps its 22.
+std::string_view VerboseDsoName(const Dso* dso) {
+  return dso ? std::string_view(dso->printable_long_name()) : "[unknown]";
+}
+void PrintDsoVerbose(const HistEntry& e, std::string* out) { out->append(VerboseDsoName(e.dso)); }
+// perf's _sort__dso_cmp compares long names with verbose: "/tmp/…" before "[kernel.kallsyms]".
+int OrderDsoVerbose(const HistEntry& a, const HistEntry& b) { return Cmp(VerboseDsoName(a.dso), VerboseDsoName(b.dso)); }
+constexpr size_t kVerbosePrefix = 18 + 3;
+void AppendVerbosePrefix(uint64_t ip, char origin, std::string* out) {
+  const size_t before = out->size();
+  if (ip == 0) out->push_back('0');
+  else fmt::format_to(std::back_inserter(*out), "{:#x}", ip);
+  const size_t n = out->size() - before;
+  if (n < 18) out->append(18 - n, ' ');
+  out->push_back(' ');
+  out->push_back(origin);
+  out->push_back(' ');
+}
+void PrintSymVerbose(const HistEntry& e, std::string* out) {
+  AppendVerbosePrefix(e.ip, e.symtab_origin, out);
+  PrintSymbolColumn(e, out);
+}
+// The stdio printer takes " (inlined)" off a sym row's width again (perf's namelen + 4).
+size_t ColLenSymVerbose(const HistEntry& e) {
+  if (!e.sym) return 16 + 4 + 2;
+  return kVerbosePrefix + 4 + e.sym->name.size() + (e.sym->inlined ? std::string_view(" (inlined)").size() : 0);
+}
+void PrintBranchSymVerbose(const HistEntry& e, const BranchEnd& end, std::string* out) {
+  if (!e.has_branch) {
+    out->append("N/A");
+    return;
+  }
+  HistEntry shown;
+  shown.level = end.level;
+  shown.sym = end.sym;
+  shown.key_addr = end.al_addr;
+  AppendVerbosePrefix(end.al_addr, end.symtab_origin, out);
+  PrintSymbolColumn(shown, out);
+}
+void PrintSymFromVerbose(const HistEntry& e, std::string* out) { PrintBranchSymVerbose(e, e.from, out); }
+void PrintSymToVerbose(const HistEntry& e, std::string* out) { PrintBranchSymVerbose(e, e.to, out); }
+size_t BranchSymColLenVerbose(const BranchEnd& end) { return BranchSymColLen(end) + (end.sym ? kVerbosePrefix : 0); }
+size_t ColLenSymFromVerbose(const HistEntry& e) { return BranchSymColLenVerbose(e.from); }
+size_t ColLenSymToVerbose(const HistEntry& e) { return BranchSymColLenVerbose(e.to); }
+void PrintBranchDsoVerbose(const HistEntry& e, const BranchEnd& end, std::string* out) {
+  out->append(e.has_branch ? VerboseDsoName(end.dso) : "N/A");
+}
+void PrintDsoFromVerbose(const HistEntry& e, std::string* out) { PrintBranchDsoVerbose(e, e.from, out); }
+void PrintDsoToVerbose(const HistEntry& e, std::string* out) { PrintBranchDsoVerbose(e, e.to, out); }
+int OrderBranchDsoVerbose(const Dso* a, const Dso* b) {
+  if (!a || !b) return (!a && !b) ? 0 : (!a ? -1 : 1);
+  return -Cmp(a->printable_long_name(), b->printable_long_name());
+}
+int OrderDsoFromVerbose(const HistEntry& a, const HistEntry& b) { return OrderBranchDsoVerbose(a.from.dso, b.from.dso); }
+int OrderDsoToVerbose(const HistEntry& a, const HistEntry& b) { return OrderBranchDsoVerbose(a.to.dso, b.to.dso); }
+size_t BranchDsoColLenVerbose(const BranchEnd& end) { return end.sym ? VerboseDsoName(end.dso).size() : 16; }
+size_t ColLenDsoFromVerbose(const HistEntry& e) { return BranchDsoColLenVerbose(e.from); }
+size_t ColLenDsoToVerbose(const HistEntry& e) { return BranchDsoColLenVerbose(e.to); }
+
+constexpr SortKey kVerboseKeys[] = {
+    {.name = "dso", .header = "Shared Object", .id = IdDso, .collapse = OrderDsoVerbose, .order = OrderDsoVerbose,
+     .print = PrintDsoVerbose, .json = JsonDso},
+    {.name = "sym", .header = "Symbol", .id_words = 2, .id = IdSym, .collapse = CollapseSym, .order = OrderSym,
+     .print = PrintSymVerbose, .json = JsonSym, .pad_last = false, .col_len = ColLenSymVerbose},
+    {.name = "dso_from", .header = "Source Shared Object", .id = IdDsoFrom, .collapse = CollapseDsoFrom,
+     .order = OrderDsoFromVerbose, .print = PrintDsoFromVerbose, .json = JsonDsoFrom, .col_len = ColLenDsoFromVerbose,
+     .truncate = true},
+    {.name = "dso_to", .header = "Target Shared Object", .id = IdDsoTo, .collapse = CollapseDsoTo,
+     .order = OrderDsoToVerbose, .print = PrintDsoToVerbose, .json = JsonDsoTo, .col_len = ColLenDsoToVerbose,
+     .truncate = true},
+    {.name = "symbol_from", .header = "Source Symbol", .id_words = 2, .id = IdSymFrom, .collapse = CollapseSymFrom,
+     .order = OrderSymFrom, .print = PrintSymFromVerbose, .json = JsonSymFrom, .col_len = ColLenSymFromVerbose},
+    {.name = "symbol_to", .header = "Target Symbol", .id_words = 2, .id = IdSymTo, .collapse = CollapseSymTo,
+     .order = OrderSymTo, .print = PrintSymToVerbose, .json = JsonSymTo, .col_len = ColLenSymToVerbose},
+};
+
 constexpr SortKey kTimeNsKey = {.name = "time", .header = "Time", .id = IdTime, .collapse = OrderTime,
                                 .order = OrderTime, .print = PrintTimeNs, .json = JsonTime, .pad_last = false,
                                 .min_width = 16, .fixed_width = true, .truncate = true};
@@ -392,6 +472,12 @@ void PrintSymbolColumn(const HistEntry& e, std::string* out) {
   // perf prints "%-#.*llx" with precision 16; C's '#' adds no "0x" to a zero value.
   else if (e.key_addr == 0) out->append("0000000000000000");
   else fmt::format_to(std::back_inserter(*out), "{:#018x}", e.key_addr);
+}
+
+const SortKey* VerboseSortKey(const SortKey* key) {
+  for (const auto& k : kVerboseKeys)
+    if (k.name == key->name) return &k;
+  return key;
 }
 
 const SortKey* TimeSortKey(bool ns) { return ns ? &kTimeNsKey : FindSortKey("time"); }

@@ -85,6 +85,12 @@ struct SortKey {
 // "cpu", "srcline", "srcfile"). nullptr if unknown.
 const SortKey* FindSortKey(std::string_view name);
 
+// -v: the variant of `key` perf prints with verbose > 0 — "dso", "dso_from", "dso_to"
+// with the DSO's long name, "sym", "symbol_from", "symbol_to" with the row's address
+// and symtab origin first ("0x1270             B [.] StatPaths"); `key` itself for the
+// others. Same names, ids and orders as `key`.
+const SortKey* VerboseSortKey(const SortKey* key);
+
 // The "time" key printing microseconds (FindSortKey's) or, `ns` (--ns), nanoseconds.
 const SortKey* TimeSortKey(bool ns);
 

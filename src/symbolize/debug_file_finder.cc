@@ -230,6 +230,29 @@ const char* CandidateKindName(CandidateKind kind) {
   return "?";
 }
 
+char SymtabOrigin(CandidateKind kind, bool kernel) {
+  if (kernel) return 'k';  // perf's DSO_BINARY_TYPE__KALLSYMS, wherever the file was
+  switch (kind) {
+    case CandidateKind::kDebuglink: return 'l';
+    case CandidateKind::kBuildIdCache: return 'B';
+    case CandidateKind::kBuildIdCacheDebug: return 'D';
+    case CandidateKind::kFedoraDebuginfo: return 'f';
+    case CandidateKind::kUbuntuDebuginfo: return 'u';
+    case CandidateKind::kBuildIdDebuginfo: return 'b';
+    case CandidateKind::kSystemPath: return 'd';
+    case CandidateKind::kOpenEmbeddedDebuginfo: return 'o';
+    case CandidateKind::kMixedupUbuntuDebuginfo: return 'x';
+    case CandidateKind::kUserFile: return 'd';
+    case CandidateKind::kKallsymsCacheEntry:
+    case CandidateKind::kKallsymsBuildIdLink:
+    case CandidateKind::kKallsymsCacheOld: return 'k';
+    case CandidateKind::kLocalImage: return 'd';
+    case CandidateKind::kDebuginfodExecutable: return 'B';
+    case CandidateKind::kDebuginfodDebuginfo: return 'D';
+  }
+  return '!';
+}
+
 bool IsRemoteCandidate(CandidateKind kind) {
   return kind == CandidateKind::kDebuginfodExecutable || kind == CandidateKind::kDebuginfodDebuginfo;
 }

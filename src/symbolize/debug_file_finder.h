@@ -42,6 +42,15 @@ enum class CandidateKind {
 };
 
 const char* CandidateKindName(CandidateKind kind);
+
+// perf's dso__symtab_origin (util/dso.c) letter for symbols read from a candidate of
+// `kind`: 'l' debuglink, 'B' build-id cache, 'D' its debug file, 'f' Fedora, 'u' Ubuntu,
+// 'x' mixed-up Ubuntu, 'o' OpenEmbedded, 'b' /usr/lib/debug/.build-id, 'd' the system
+// path; 'k' for every kallsyms source. perflens's own sources get the letter of what
+// perf would have read: debuginfod's executable 'B' and debug file 'D' (perf keeps what
+// it fetches in its build-id cache), the vdso's --vdso FILE and this machine's vdso 'd'
+// (perf reads that from a file at a path). `kernel`: the candidate was for kallsyms.
+char SymtabOrigin(CandidateKind kind, bool kernel);
 // True for the kDebuginfod* kinds, whose path must be fetched before it is opened.
 bool IsRemoteCandidate(CandidateKind kind);
 

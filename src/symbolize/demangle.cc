@@ -226,4 +226,13 @@ std::string DemangleLikePerf(std::string_view mangled) {
   return LooksLikeLegacyRust(name) ? CleanLegacyRust(name) : name;
 }
 
+std::string DemangleWithParamsLikePerf(std::string_view mangled) {
+  // perf's bfd_demangle without libbfd: cplus_demangle, whose auto style tries Rust first.
+  const std::string in(mangled);
+  std::unique_ptr<char, decltype(&std::free)> out(cplus_demangle(in.c_str(), DMGL_PARAMS | DMGL_ANSI), &std::free);
+  if (!out) return "";
+  std::string name(out.get());
+  return LooksLikeLegacyRust(name) ? CleanLegacyRust(name) : name;
+}
+
 }  // namespace perflens

@@ -24,6 +24,17 @@ bool MaybeMangled(std::string_view name);
 // dropped, as cplus_demangle without DMGL_PARAMS ignores trailing text.
 std::string DemangleLikePerf(std::string_view mangled);
 
+// As perf 6.1 demangles under -v (verbose > 0): libiberty cplus_demangle with
+// DMGL_PARAMS | DMGL_ANSI, then perf's legacy-Rust pass. C++ keeps the whole signature:
+// "unsigned long algo::detail::MixRounds<unsigned long, 100000>(unsigned long)", a
+// clone suffix becomes " [clone .constprop.0]", and a name with other trailing text
+// ("_Z1fv@@V1") does not demangle (""). Rust as DemangleLikePerf.
+std::string DemangleWithParamsLikePerf(std::string_view mangled);
+// DemangleWithParamsLikePerf when `params`, else DemangleLikePerf.
+inline std::string DemangleLikePerf(std::string_view mangled, bool params) {
+  return params ? DemangleWithParamsLikePerf(mangled) : DemangleLikePerf(mangled);
+}
+
 // Rust alone (libiberty rust_demangle, DMGL_NO_OPTS): "" when `mangled` is not a legacy
 // or v0 Rust symbol.
 std::string DemangleRust(std::string_view mangled);

@@ -21,7 +21,8 @@ DsoModule::DsoModule(Parts parts)
       runtime_path_(std::move(parts.runtime_path)),
       dwarf_path_(std::move(parts.dwarf_path)),
       fetch_debug_file_(std::move(parts.fetch_debug_file)),
-      demangle_(parts.demangle) {
+      demangle_(parts.demangle),
+      demangle_params_(parts.demangle_params) {
   if (info_.status == LoadStatus::kLoaded) table_ = parts.shared ? parts.shared : &owned_;
 }
 
@@ -88,7 +89,9 @@ void DsoModule::OpenIndex() const {
     line_state_.store(kLineFailed, std::memory_order_release);
     return;
   }
-  DwarfIndex::Options options{.demangle = demangle_, .first_symbol_index = static_cast<uint32_t>(table_->size())};
+  DwarfIndex::Options options{.demangle = demangle_,
+                               .demangle_params = demangle_params_,
+                               .first_symbol_index = static_cast<uint32_t>(table_->size())};
   auto symbol_at = [this](uint64_t dso_vaddr) -> const Symbol* {
     std::optional<uint64_t> file_offset = ToFileOffset(dso_vaddr);
     return file_offset ? FindSymbol(*file_offset) : nullptr;

@@ -49,6 +49,9 @@ enum class LoadStatus {
 struct DsoLoadInfo {
   LoadStatus status = LoadStatus::kNotLoaded;
   std::string path;     // file the symbols came from
+  // perf's dso__symtab_origin letter for where they came from (SymtabOrigin in
+  // debug_file_finder.h): 'B' build-id cache, 'k' kallsyms, 'j' a JIT map... '!' none.
+  char symtab_origin = '!';
   std::string message;  // why not, naming the build-id needed and the places looked in
 };
 
@@ -63,6 +66,7 @@ class DsoModule {
     std::string runtime_path;               // ELF image the segments came from
     std::string dwarf_path;                 // ELF file dwarf() and the DwarfIndex open; "" for none
     bool demangle = true;                   // inline frame names, as the symbols were
+    bool demangle_params = false;           // likewise (perf's -v)
     // When dwarf_path has no DWARF (.debug_info): called once, on the first dwarf() or
     // dwarf_index(), for a file of the same build-id that has it (the Symbolizer's
     // debuginfod debug file); returns its path, or "" for none. May be empty.
@@ -156,6 +160,7 @@ class DsoModule {
   mutable int dwarf_fd_ = -1;
   mutable std::string dwarf_error_;
   bool demangle_ = true;
+  bool demangle_params_ = false;
   // Written once inside index_once_, read only after it (line_state_ publishes it to
   // threads that did not run the once).
   mutable std::once_flag index_once_;

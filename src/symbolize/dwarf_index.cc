@@ -202,7 +202,7 @@ class CuReader {
     if (linkage) {
       *is_linkage = true;
       if (options_.demangle) {
-        std::string demangled = DemangleLikePerf(linkage);
+        std::string demangled = DemangleLikePerf(linkage, options_.demangle_params);
         if (!demangled.empty()) return intern_string_(demangled);
       }
       return intern_string_(linkage);

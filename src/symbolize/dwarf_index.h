@@ -65,6 +65,7 @@ class DwarfIndex {
  public:
   struct Options {
     bool demangle = true;              // demangle linkage names (perf's --no-demangle: false)
+    bool demangle_params = false;      // with their parameters (perf's -v)
     uint32_t first_symbol_index = 0;   // Symbol::index of the first interned inline symbol
   };
   // The ELF symbol covering a dso_vaddr, or nullptr: the module's table behind a

@@ -280,7 +280,7 @@ void SynthesizePlt(const ElfFile& rt, const std::vector<Section>& secs, const El
       raw = elf_strptr(rt.elf(), dynsym->shdr.sh_link, sym.st_name);
     std::string name;
     if (raw && *raw) {
-      std::string d = options.demangle ? DemangleLikePerf(raw) : std::string();
+      std::string d = options.demangle ? DemangleLikePerf(raw, options.demangle_params) : std::string();
       name = d.empty() ? raw : d;
     }
     entries.push_back({offset, std::move(name)});
@@ -377,6 +377,7 @@ Result<ElfImage> LoadElfImage(const std::string& syms_path, const std::string& r
   gelf_getehdr(syms->elf(), &ehdr);
   SymtabContext ctx{*syms, *syms_secs, *runtime_secs, loads, options, ehdr.e_machine};
   SymbolTable table;
+  table.set_demangle_params(options.demangle_params);
   const Section* symtab = FindSectionType(*syms_secs, SHT_SYMTAB);
   const Section* dynsym = FindSectionType(*syms_secs, SHT_DYNSYM);
   if (!symtab && !dynsym) return Err("{}: no .symtab or .dynsym", syms_path);

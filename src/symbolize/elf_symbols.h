@@ -30,6 +30,7 @@ Result<ElfInfo> ReadElfInfo(const std::string& path);
 
 struct ElfSymbolOptions {
   bool demangle = true;  // C++ names as perf's default output shows them
+  bool demangle_params = false;  // ... with their parameters, as perf -v shows them
   // Synthesize `name@plt` symbols from .rela.plt/.plt/.plt.sec (needs the runtime image).
   bool synthesize_plt = true;
   // Kernel images keep section-relative absolute addresses instead of file offsets.

@@ -63,6 +63,7 @@ SymbolTable& SymbolTable::operator=(SymbolTable&& other) noexcept {
   arena_ = std::move(other.arena_);
   arena_next_ = std::exchange(other.arena_next_, nullptr);
   arena_left_ = std::exchange(other.arena_left_, 0);
+  demangle_params_ = other.demangle_params_;
   other.symbols_.clear();
   other.arena_.clear();
   return *this;
@@ -74,6 +75,7 @@ SymbolTable& SymbolTable::operator=(const SymbolTable& other) {
   arena_.clear();
   arena_next_ = nullptr;
   arena_left_ = 0;
+  demangle_params_ = other.demangle_params_;
   symbols_.reserve(other.symbols_.size());
   for (const Symbol& s : other.symbols_) {
     Symbol copy = s;
@@ -124,7 +126,7 @@ void SymbolTable::DemanglePending(const Symbol* s) const {
   std::lock_guard lock(demangle_mutex_);
   Symbol& sym = const_cast<Symbol&>(*s);  // the table owns it; only this function writes after Finish
   if (!sym.demangle_pending) return;  // another thread was first
-  const std::string demangled = DemangleLikePerf(sym.name);
+  const std::string demangled = DemangleLikePerf(sym.name, demangle_params_);
   if (!demangled.empty()) sym.name = const_cast<SymbolTable*>(this)->Store(demangled);
   std::atomic_ref<uint8_t>(sym.demangle_pending).store(0, std::memory_order_release);
 }

@@ -61,6 +61,9 @@ class SymbolTable {
   // (DemangleLikePerf: signature dropped; the raw name when demangling fails) when Find
   // first returns it, or when Finish must compare it with another at its address.
   void AddMangled(uint64_t start, uint64_t size, std::string_view mangled, uint8_t binding = 1, uint8_t type = 2);
+  // AddMangled names demangle with their parameters (DemangleWithParamsLikePerf, perf's
+  // -v) instead. Set before Find or Finish first demangles one.
+  void set_demangle_params(bool on) { demangle_params_ = on; }
   // Sorts, removes duplicates at one address keeping perf's choice
   // (symbols__fixup_duplicate), and extends zero-size symbols to the next start
   // (symbols__fixup_end), in perf's order (end fix-up first, so the last alias of a
@@ -95,6 +98,7 @@ class SymbolTable {
   std::vector<std::unique_ptr<char[]>> arena_;
   char* arena_next_ = nullptr;  // free space at the end of the last chunk
   size_t arena_left_ = 0;
+  bool demangle_params_ = false;
   // Guards demangling after Finish (the name, the flag's clearing, arena growth); never
   // copied or moved with the table.
   mutable std::mutex demangle_mutex_;

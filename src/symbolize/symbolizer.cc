@@ -353,6 +353,7 @@ struct Symbolizer::Impl {
   void Fail(Parts* e, LoadStatus status, const std::string& cls, const std::string& dso, std::string message) {
     e->info.status = status;
     e->info.message = message;
+    e->info.symtab_origin = '!';
     Note(cls, std::move(message), dso);
   }
   void Loaded(Parts* e, SymbolTable table, std::string path) {
@@ -366,6 +367,7 @@ struct Symbolizer::Impl {
     e->runtime_path = std::move(runtime_path);
     e->dwarf_path = syms_path;
     e->demangle = options.demangle;
+    e->demangle_params = options.demangle_params;
     Loaded(e, std::move(image.symbols), std::move(syms_path));
   }
 };
@@ -415,6 +417,10 @@ Symbolizer::~Symbolizer() = default;
 const DsoModule* Symbolizer::Module(const Dso& dso) {
   if (const DsoModule* m = impl_->published.Find(dso.id())) return m;
   return impl_->LoadModule(dso);
+}
+
+const DsoModule* Symbolizer::FindLoaded(const Dso& dso) const {
+  return impl_->published.Find(dso.id());  // (ids past ModuleSlots::kMaxIds: never)
 }
 
 std::vector<std::string> Symbolizer::Problems() const {
@@ -534,6 +540,7 @@ void Symbolizer::Impl::LoadUser(const Dso& dso, Parts* e) {
     }
   }
   std::string syms, runtime;
+  CandidateKind syms_kind = CandidateKind::kSystemPath, runtime_kind = CandidateKind::kSystemPath;
   std::vector<std::string> looked, mismatches, errors;
   for (const Candidate& c : DebugFileCandidates(ElfDebugSources(), query, fo)) {
     looked.push_back(c.path);
@@ -551,8 +558,14 @@ void Symbolizer::Impl::LoadUser(const Dso& dso, Parts* e) {
       mismatches.push_back(fmt::format("{} has {}", *path, has));
       continue;
     }
-    if (syms.empty() && info->has_symtab) syms = *path;
-    if (runtime.empty() && info->has_dynsym) runtime = *path;
+    if (syms.empty() && info->has_symtab) {
+      syms = *path;
+      syms_kind = c.kind;
+    }
+    if (runtime.empty() && info->has_dynsym) {
+      runtime = *path;
+      runtime_kind = c.kind;
+    }
     if (!syms.empty() && !runtime.empty()) break;
   }
   if (syms.empty() && runtime.empty()) {
@@ -569,16 +582,21 @@ void Symbolizer::Impl::LoadUser(const Dso& dso, Parts* e) {
     }
     return;
   }
-  if (syms.empty()) syms = runtime;
+  if (syms.empty()) {
+    syms = runtime;
+    syms_kind = runtime_kind;  // perf's symtab_type is the type of the file read
+  }
   if (runtime.empty()) runtime = syms;
   ElfSymbolOptions eo;
   eo.demangle = options.demangle;
+  eo.demangle_params = options.demangle_params;
   auto image = LoadElfImage(syms, runtime, eo);
   if (!image.ok()) {
     Fail(e, LoadStatus::kError, "unreadable", name, fmt::format("{}: {}", name, image.error().message));
     return;
   }
   LoadedElf(e, std::move(*image), syms, runtime);
+  e->info.symtab_origin = SymtabOrigin(syms_kind, false);
   // A symbols file without DWARF: source lines and inline frames from debuginfod's
   // debug file, fetched only when first asked for (DsoModule::DwarfOpenPath).
   if (debuginfod && !dso.build_id().empty()) {
@@ -621,6 +639,7 @@ void Symbolizer::Impl::LoadKallsymsOnce(const Dso& kernel) {
     kallsyms = std::move(*found->tables);
     kallsyms_info.status = LoadStatus::kLoaded;
     kallsyms_info.path = found->path;
+    kallsyms_info.symtab_origin = 'k';
     return;
   }
   std::string want = bid.empty() ? "" : fmt::format(" with build-id {}", bid);
@@ -646,6 +665,7 @@ bool Symbolizer::Impl::LoadVmlinux(const Dso& dso, Parts* e) {
   }
   ElfSymbolOptions eo;
   eo.demangle = options.demangle;
+  eo.demangle_params = options.demangle_params;
   eo.kernel = true;
   eo.synthesize_plt = false;
   auto table = LoadElfSymbols(path, path, eo);
@@ -664,6 +684,7 @@ bool Symbolizer::Impl::LoadVmlinux(const Dso& dso, Parts* e) {
   if (recorded && anchor && recorded != anchor) {
     uint64_t reloc = recorded - anchor;  // wraps correctly for negative shifts
     SymbolTable moved;
+    moved.set_demangle_params(options.demangle_params);
     for (const Symbol& sym : table->symbols()) {
       if (sym.demangle_pending) moved.AddMangled(sym.start + reloc, sym.end - sym.start, sym.name, sym.binding, sym.type);
       else moved.Add(sym.start + reloc, sym.end - sym.start, sym.name, sym.binding, sym.type);
@@ -673,11 +694,13 @@ bool Symbolizer::Impl::LoadVmlinux(const Dso& dso, Parts* e) {
   } else {
     Loaded(e, std::move(*table), path);
   }
+  e->info.symtab_origin = 'v';
   // DWARF of the image, in its unrelocated addresses; no segments: kernel lookups
   // take absolute addresses, not file offsets.
   e->runtime_path = path;
   e->dwarf_path = path;
   e->demangle = options.demangle;
+  e->demangle_params = options.demangle_params;
   return true;
 }
 
@@ -730,6 +753,7 @@ void Symbolizer::Impl::LoadKernel(const Dso& dso, Parts* e) {
 // A process with a jitdump marker resolves through its jitdump (sizes, moves, written
 // by the runtime itself); the perf map only when there is none or it cannot be used.
 void Symbolizer::Impl::LoadJit(const Dso& dso, Parts* e) {
+  e->info.symtab_origin = 'j';  // perf's DSO_BINARY_TYPE__JAVA_JIT (a jitdump's too)
   if (dso.jit_pid && LoadJitdump(dso, e)) return;
   std::string path = dso.jit_pid ? fmt::format("/tmp/perf-{}.map", dso.jit_pid) : dso.long_name();
   auto text = ReadTextFile(path);
@@ -844,9 +868,11 @@ void Symbolizer::Impl::LoadVdso(const Dso& dso, Parts* e) {
     }
     ElfSymbolOptions eo;
     eo.demangle = options.demangle;
+    eo.demangle_params = options.demangle_params;
     auto image = LoadElfImage(path, path, eo);
     if (!image.ok()) continue;
     LoadedElf(e, std::move(*image), path, path);
+    e->info.symtab_origin = SymtabOrigin(s.kind, false);
     return;
   }
   if (bid.empty()) {

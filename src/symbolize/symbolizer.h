@@ -38,6 +38,8 @@ struct SymbolizeOptions {
   std::string vmlinux;      // --vmlinux FILE
   std::string vdso_image;   // --vdso FILE
   bool demangle = true;
+  // C++ names with their parameters, as perf's -v demangles them (DMGL_PARAMS).
+  bool demangle_params = false;
   // Recording's kernel release and arch (HEADER_OSRELEASE/ARCH) for the kernel and the
   // "no recorded vdso build-id" rule.
   std::string recorded_osrelease;
@@ -86,6 +88,8 @@ class Symbolizer {
   const Symbol* Find(const Dso& dso, uint64_t dso_addr) { return Module(dso)->FindSymbol(dso_addr); }
   // The load outcome for `dso` (loads it if needed).
   const DsoLoadInfo& Info(const Dso& dso) { return Module(dso)->info(); }
+  // The module of `dso` if it was already built, else nullptr (never loads).
+  const DsoModule* FindLoaded(const Dso& dso) const;
   // One line per problem class for the end-of-report summary, sorted by class: the
   // reason ("no file", "build-id mismatch", "stripped", "foreign kernel", "vdso image
   // unavailable", ...), the DSOs (the first four) and the first one's message, e.g.

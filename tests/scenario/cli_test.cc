@@ -217,3 +217,44 @@ TEST(CliTest, ScriptFieldErrorsExitAsPerfDoes) {
 
 }  // namespace
 }  // namespace perflens::scenario
+
+namespace perflens::scenario {
+namespace {
+
+// report -v's stderr: one line per DSO looked up, with perf's origin letter and the file
+// read (README "differs on purpose": perf prints its own lookups instead); -q silences
+// it, and -q turns -v off altogether, as perf's perf_quiet_option does.
+TEST(CliTest, VerboseNamesWhereSymbolsCameFrom) {
+  const std::string fixtures = ScenarioSourceDir() + "/fixtures";
+  char tmpl[] = "/tmp/perflens-verbose-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  const std::string args = " --stdio --no-children -g none -i " + ShellQuote(fixtures + "/syscalls/perf.data") +
+                           " --buildid-dir " + ShellQuote(fixtures + "/cache") + " --symfs " + ShellQuote(dir);
+  const std::string run = "env -u PERF_BUILDID_DIR HOME=" + ShellQuote(dir) + " " + ShellQuote(PerflensBinary()) + " report";
+  CommandResult r = RunShell(run + " -v" + args, dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("perflens: symbols: /tmp/perflens-fixture/bin/callchain_syscalls: B " + fixtures +
+                       "/cache/.build-id/b4/54ccd8ee17d2af3c06c98b1abb16c67731ed92/elf\n"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("perflens: symbols: [kernel.kallsyms]: k " + fixtures +
+                       "/cache/[kernel.kallsyms]/c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00/kallsyms\n"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("/tmp/perflens-fixture/bin/callchain_syscalls  0x1270             B [.] StatPaths\n"),
+            std::string::npos)
+      << r.out;
+  r = RunShell(run + " -v -q" + args, dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(r.out.find("0x1270"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("callchain_syscalls  [.] StatPaths\n"), std::string::npos) << r.out;
+  // Without -v: no such lines.
+  r = RunShell(run + args, dir);
+  EXPECT_EQ(r.err.find("perflens: symbols:"), std::string::npos) << r.err;
+  RunShell("rm -rf " + ShellQuote(dir), "/tmp");
+}
+
+}  // namespace
+}  // namespace perflens::scenario
