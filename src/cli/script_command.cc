@@ -100,6 +100,7 @@ CommandRunner RegisterScriptCommand(CLI::App* app, ReaderOptions* reader) {
                   "repeat -F per event type), or 'folded' for folded stacks")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_flag("--json", o.json, "One JSON object per sample and line (NDJSON), with its callchain");
   cmd->add_option("--folded-weight", args->folded_weight, "Folded stack weight: samples (default) or period");
   cmd->add_flag("-G,--hide-call-graph", o.hide_call_graph, "Do not print callchains");
   cmd->add_option("--max-stack", o.max_stack, "Callchain depth limit (default 127)");

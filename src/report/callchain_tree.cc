@@ -186,17 +186,17 @@ uint64_t CallchainMinHit(const CallGraphParams& p, uint64_t total_period, uint64
   return static_cast<uint64_t>(static_cast<double>(total_period) * p.min_percent / 100.0);
 }
 
-namespace {
-
-// perf's callchain_list__sym_name: "name", "name srcline" with the address key, then
-// " (inlined)" for an inline frame; the ip where there is no symbol.
-std::string FrameName(const ChainFrame& f) {
+std::string CallchainFrameName(const ChainFrame& f) {
   if (!f.sym) return f.ip ? fmt::format("{:#x}", f.ip) : "0";
   std::string name(f.sym->name);
   if (f.srcline) name.append(" ").append(*f.srcline);
   if (f.sym->inlined) name.append(" (inlined)");
   return name;
 }
+
+namespace {
+
+std::string FrameName(const ChainFrame& f) { return CallchainFrameName(f); }
 
 // A graph entry: its name and, with --branch-history, perf's branch counts.
 std::string EntryText(const CallchainNode& n, size_t e, const CallGraphParams& p) {
@@ -423,6 +423,79 @@ void PrintCallchain(const CallchainNode& root, const CallGraphParams& p, uint64_
       return;
     }
   }
+}
+
+
+namespace {
+
+double Percent(uint64_t v, uint64_t total) {
+  return total ? 100.0 * static_cast<double>(v) / static_cast<double>(total) : 0.0;
+}
+
+// PrintGraphLevel's walk, building nodes instead of text.
+void GraphViewLevel(const CallchainNode& parent, const CallGraphParams& p, uint64_t threshold_total, uint64_t total,
+                    std::vector<CallchainViewNode>* out) {
+  auto kids = SortedChildren(parent, MinHit(p, threshold_total, parent), p.key);
+  const size_t printed = p.print_limit && kids.size() > p.print_limit ? p.print_limit : kids.size();
+  for (size_t k = 0; k < printed; ++k) {
+    const CallchainNode* child = kids[k];
+    CallchainViewNode node{{}, child->cumul(), child->count + child->children_count, Percent(child->cumul(), total), {}};
+    for (const ChainFrame& f : child->val) node.frames.push_back(&f);
+    uint64_t new_total = p.mode == CallGraphMode::kFractal ? child->children_hit : total;
+    GraphViewLevel(*child, p, threshold_total, new_total, &node.children);
+    out->push_back(std::move(node));
+  }
+}
+
+}  // namespace
+
+CallchainView MakeCallchainView(const CallchainNode& root, const CallGraphParams& p, uint64_t total_period,
+                                uint64_t parent_period, uint64_t threshold_total) {
+  if (threshold_total == 0) threshold_total = total_period;
+  CallchainView view;
+  if (p.mode == CallGraphMode::kNone) return view;
+  if (p.mode == CallGraphMode::kFlat || p.mode == CallGraphMode::kFolded) {
+    // PrintCallchain's flat/folded selection and order.
+    std::vector<const ChainFrame*> path;
+    uint64_t min_hit = CallchainMinHit(p, threshold_total, root.children_hit);
+    const bool flat = p.mode == CallGraphMode::kFlat;
+    std::vector<std::pair<uint64_t, CallchainViewChain>> leaves;  // (hit, chain)
+    ForEachPath(root, p.key, &path, [&](const CallchainNode& n, const std::vector<const ChainFrame*>& fr) {
+      if (n.hit < min_hit) return;
+      CallchainViewChain c;
+      c.period = flat ? n.cumul() : n.hit;
+      c.samples = flat ? n.count + n.children_count : n.count;
+      c.percent = Percent(c.period, total_period);
+      for (const ChainFrame* f : fr)
+        if (f->ip < kContextMax) c.frames.push_back(f);
+      leaves.emplace_back(n.hit, std::move(c));
+    });
+    std::stable_sort(leaves.begin(), leaves.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    if (p.print_limit && leaves.size() > p.print_limit) leaves.resize(p.print_limit);
+    for (auto& l : leaves) view.chains.push_back(std::move(l.second));
+    return view;
+  }
+  // PrintGraph: a single root chain first, then the levels below.
+  const uint64_t total = p.mode == CallGraphMode::kFractal ? parent_period : total_period;
+  const CallchainNode* level = &root;
+  std::vector<CallchainViewNode>* dst = &view.graph;
+  auto first = SortedChildren(root, MinHit(p, threshold_total, root), p.key);
+  if (first.size() == 1 && first[0]->cumul() == parent_period) {
+    const CallchainNode* c = first[0];
+    CallchainViewNode node{{}, c->cumul(), c->count + c->children_count, Percent(c->cumul(), total), {}};
+    for (size_t e = 0; e < c->val.size(); ++e) {
+      if (e == 0 && p.skip_first_sym) continue;
+      node.frames.push_back(&c->val[e]);
+      if (node.frames.size() == p.print_limit) break;
+    }
+    level = c;
+    if (!node.frames.empty()) {
+      view.graph.push_back(std::move(node));
+      dst = &view.graph.back().children;
+    }
+  }
+  GraphViewLevel(*level, p, threshold_total, total, dst);
+  return view;
 }
 
 }  // namespace perflens

@@ -134,4 +134,38 @@ uint64_t CallchainMinHit(const CallGraphParams& params, uint64_t total_period, u
 void PrintCallchain(const CallchainNode& root, const CallGraphParams& params, uint64_t total_period,
                     uint64_t parent_period, std::string* out, uint64_t threshold_total = 0);
 
+// The call graph PrintCallchain prints, as a structure for printers that want one
+// (JSON). Graph/fractal: one node per printed value line ("--12.5%--"), holding the run
+// of frames printed under it (perf's callchain_node), children in print order, pruned by
+// the same threshold and print limit. A single root chain (printed without a value)
+// is a node too. The fractal "[...]" remainder lines are left out (they are a
+// parent's period minus its children's).
+struct CallchainViewNode {
+  std::vector<const ChainFrame*> frames;  // into the CallchainNode tree it was made from
+  uint64_t period = 0;                    // period of the chains through this node
+  uint64_t samples = 0;                   // number of those chains (samples)
+  double percent = 0;                     // as the graph prints it: of the total, fractal of the parent
+  std::vector<CallchainViewNode> children;
+};
+// Flat/folded: one chain per printed line group, in print order, frames in the chain's
+// print order, context markers (ip >= kContextMax) left out. period/samples/percent
+// are the printed value's: flat the chains through the chain's last frame, folded the
+// chains ending there.
+struct CallchainViewChain {
+  uint64_t period = 0, samples = 0;
+  double percent = 0;
+  std::vector<const ChainFrame*> frames;
+};
+struct CallchainView {
+  std::vector<CallchainViewNode> graph;   // graph, fractal
+  std::vector<CallchainViewChain> chains;  // flat, folded
+};
+// Same arguments as PrintCallchain.
+CallchainView MakeCallchainView(const CallchainNode& root, const CallGraphParams& params, uint64_t total_period,
+                                uint64_t parent_period, uint64_t threshold_total = 0);
+
+// A frame's name as the call graph prints it (perf's callchain_list__sym_name): the
+// symbol, " srcline" with the address key, " (inlined)"; the ip in hex when unresolved.
+std::string CallchainFrameName(const ChainFrame& f);
+
 }  // namespace perflens

@@ -2,12 +2,85 @@
 
 #include "report/json_printer.h"
 
+#include "report/sort_key.h"
+
 namespace perflens {
 
+namespace {
+
+using nlohmann::json;
+
+// A frame's fields in the call graph: the printed name, the raw symbol (null when
+// unresolved, with the ip then), the dso column's name.
+void FrameJson(const ChainFrame& f, json* node) {
+  (*node)["name"] = CallchainFrameName(f);
+  (*node)["symbol"] = f.sym ? json(std::string(f.sym->name)) : json(nullptr);
+  if (!f.sym) (*node)["ip"] = f.ip;
+  (*node)["dso"] = std::string(DsoColumnName(f.dso));
+  if (f.sym && f.sym->inlined) (*node)["inlined"] = true;
+  if (f.srcline) (*node)["srcline"] = *f.srcline;
+}
+
+json FramesJson(const std::vector<const ChainFrame*>& frames) {
+  json arr = json::array();
+  for (const ChainFrame* f : frames) {
+    json frame;
+    FrameJson(*f, &frame);
+    arr.push_back(std::move(frame));
+  }
+  return arr;
+}
+
+json GraphJson(const std::vector<CallchainViewNode>& nodes) {
+  json arr = json::array();
+  for (const CallchainViewNode& n : nodes) {
+    json node;
+    node["period"] = n.period;
+    node["samples"] = n.samples;
+    node["percent"] = n.percent;
+    node["frames"] = FramesJson(n.frames);
+    node["children"] = GraphJson(n.children);
+    arr.push_back(std::move(node));
+  }
+  return arr;
+}
+
+json ChainsJson(const std::vector<CallchainViewChain>& chains) {
+  json arr = json::array();
+  for (const CallchainViewChain& c : chains) {
+    json chain;
+    chain["period"] = c.period;
+    chain["samples"] = c.samples;
+    chain["percent"] = c.percent;
+    chain["frames"] = FramesJson(c.frames);
+    arr.push_back(std::move(chain));
+  }
+  return arr;
+}
+
+const char* ModeName(CallGraphMode m) {
+  switch (m) {
+    case CallGraphMode::kNone: return "none";
+    case CallGraphMode::kGraph: return "graph";
+    case CallGraphMode::kFractal: return "fractal";
+    case CallGraphMode::kFlat: return "flat";
+    case CallGraphMode::kFolded: return "folded";
+  }
+  return "none";
+}
+
+}  // namespace
+
 Status PrintReportJson(const HistsOutput& report, std::string* out) {
-  using nlohmann::json;
   json doc;
   doc["file"] = report.path();
+  const CallGraphParams& cg = report.call_graph();
+  doc["call_graph"] = {{"mode", ModeName(cg.mode)},
+                       {"order", cg.caller_order ? "caller" : "callee"},
+                       {"threshold", cg.min_percent},
+                       {"print_limit", cg.print_limit},
+                       {"key", cg.key == CallchainKey::kAddress ? "address" : "function"}};
+  CallchainStore::BuildScratch scratch;
   doc["total_lost_samples"] = report.total_lost_samples();
   json sections = json::array();
   std::string cell;
@@ -36,6 +109,16 @@ Status PrintReportJson(const HistsOutput& report, std::string* out) {
       if (report.children())
         row["children"] = h.total_period ? 100.0 * static_cast<double>(e->acc.period) / static_cast<double>(h.total_period) : 0.0;
       for (const SortKey* k : h.keys()) k->json(*e, &row);
+      if (cg.mode != CallGraphMode::kNone) {
+        // The tree the stdio printer prints for this row (same arguments).
+        if (auto chain = h.BuildChain(e, cg, &scratch)) {
+          CallchainView view = MakeCallchainView(*chain, cg, h.all_period(),
+                                                 report.children() ? e->acc.period : e->self.period, h.total_period);
+          row["callchain"] = cg.mode == CallGraphMode::kFlat || cg.mode == CallGraphMode::kFolded
+                                 ? ChainsJson(view.chains)
+                                 : GraphJson(view.graph);
+        }
+      }
       rows.push_back(std::move(row));
     }
     sec["rows"] = std::move(rows);

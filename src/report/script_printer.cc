@@ -6,6 +6,7 @@
 #include <optional>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "perfdata/perf_event.h"
 #include "report/branch_type.h"
@@ -271,12 +272,12 @@ Result<std::unique_ptr<Script>> Script::Create(PerfFile* file, const ScriptOptio
   std::unique_ptr<Script> s(new Script());
   auto spec = ParseScriptFields(options.fields);
   if (!spec) return spec.error();
-  const bool folded = spec->folded;
+  const bool folded = spec->folded && !options.json;
   bool use_callchain = false;
   for (const Evsel& ev : file->evsels())
     if (ev.attr.sample_type & kSampleCallchain) use_callchain = !options.hide_call_graph;
   std::vector<uint32_t> fields(file->evsels().size(), 0);
-  if (!folded) {
+  if (!folded && !options.json) {
     auto resolved = ResolveEvselFields(*spec, file->evsels(), use_callchain);
     if (!resolved) return resolved.error();
     fields = std::move(*resolved);
@@ -289,6 +290,8 @@ Result<std::unique_ptr<Script>> Script::Create(PerfFile* file, const ScriptOptio
     chains.push_back(chain);
     // Resolved: folded, the chain or the ip; printed, what the ip field prints.
     if (folded) so.needs.push_back({!chain, chain});
+    else if (options.json)
+      so.needs.push_back({true, chain, true});
     else
       so.needs.push_back({(f & kFieldIp) && !chain, (f & kFieldIp) && chain, true,
                           (f & (kFieldBrstack | kFieldBrstackSym)) != 0, (f & kFieldTrace) != 0});
@@ -323,6 +326,7 @@ Result<std::unique_ptr<Script>> Script::Create(PerfFile* file, const ScriptOptio
     s->writer_->set_symbolizer(&s->session_->symbolizer());
     s->writer_->set_time_format(options.ns, options.reltime, options.deltatime);
     s->writer_->set_print_flags(spec->print_flags);
+    s->writer_->set_json(options.json);
     s->kernel_resolver_ = std::make_unique<Resolver>(&s->session_->machine(), &s->session_->symbolizer());
     s->writer_->set_kernel_resolver(s->kernel_resolver_.get());
     s->session_->AddConsumer(s->writer_.get());
@@ -416,6 +420,7 @@ char* ScriptWriter::PutStart(char* p, uint32_t f, bool chain, const std::string&
 std::string AltHex(uint64_t v) { return v ? fmt::format("{:#x}", v) : std::string("0"); }
 
 void ScriptWriter::OnSideBand(const SideBandRecord& r) {
+  if (json_) return;  // --json: samples only
   if (r.record->type == kRecordFinishedRound) {  // perf prints the name alone
     out_->Append("PERF_RECORD_FINISHED_ROUND\n");
     return;
@@ -554,7 +559,56 @@ uint64_t ScriptWriter::PrintedTime(uint64_t time) {
   return time;
 }
 
+void ScriptWriter::PrintJson(const ResolvedSample& s) {
+  using nlohmann::json;
+  const Evsel& ev = file_.evsels()[s.evsel];
+  auto put_location = [&](const AddrLocation& al, json* o) {
+    (*o)["sym"] = al.sym ? json(std::string(al.sym->name)) : json(nullptr);
+    (*o)["symoff"] = al.sym ? json(al.dso_addr - al.sym->start) : json(nullptr);
+    (*o)["dso"] = std::string(ScriptDsoName(al.dso, &scratch_));
+    if (al.dso) (*o)["dso_addr"] = al.dso_addr;
+  };
+  json o;
+  o["comm"] = *s.comm;
+  o["pid"] = static_cast<int32_t>(s.sample_pid);
+  o["tid"] = static_cast<int32_t>(s.tid);
+  // Fields the evsel does not record are null.
+  o["cpu"] = ev.attr.sample_type & kSampleCpu ? json(s.cpu) : json(nullptr);
+  o["time"] = ev.attr.sample_type & kSampleTime ? json(s.time) : json(nullptr);
+  o["event"] = ev.name;
+  o["period"] = s.period;
+  o["ip"] = s.ip;
+  put_location(s.location, &o);
+  if (chains_[s.evsel] && s.frame_source) {
+    json chain = json::array();
+    if (s.chain_ok)
+      WalkCallchain(
+          s.raw_callchain, s.frame_source->max_stack(), false,
+          [&](uint64_t ip, uint16_t cpumode, bool exact, bool unwound) {
+            AddrLocation al =
+                s.frame_source->Resolve(s.thread, cpumode, ip, s.frame_source->looks_up_before(exact, unwound));
+            json frame;
+            frame["ip"] = ip;
+            put_location(al, &frame);
+            chain.push_back(std::move(frame));
+          },
+          s.raw_unwound_begin);
+    o["callchain"] = std::move(chain);
+  }
+  // Names need not be UTF-8: invalid bytes become U+FFFD, so every line parses.
+  out_->Append(o.dump(-1, ' ', false, json::error_handler_t::replace));
+  out_->Append("\n");
+  if (out_->size() >= kFlushBytes) {
+    write_(out_->view());
+    out_->clear();
+  }
+}
+
 void ScriptWriter::OnSample(const ResolvedSample& s) {
+  if (json_) {
+    PrintJson(s);
+    return;
+  }
   const Evsel& ev = file_.evsels()[s.evsel];
   const uint32_t f = fields_[s.evsel];
   if (f == 0) return;  // perf: a type without fields prints nothing (`-F sw:`, `-F flags`)

@@ -125,6 +125,9 @@ struct ScriptOptions {
   bool show_task_events = false, show_mmap_events = false;
   bool show_switch_events = false, show_lost_events = false, show_round_events = false;
   bool show_namespace_events = false, show_cgroup_events = false, show_bpf_events = false;
+  // --json: one JSON object per sample and line (NDJSON) instead of the text; -F is
+  // not used (ScriptWriter::set_json has the fields).
+  bool json = false;
   SymbolizeOptions symbolize;
 };
 
@@ -148,6 +151,14 @@ class ScriptWriter : public SampleConsumer {
   // -F flags: perf_sample__fprintf_flags' column after the event name (samples without
   // AUX-trace flags print it blank).
   void set_print_flags(bool print_flags) { print_flags_ = print_flags; }
+  // --json: each sample as one line {"comm", "pid", "tid", "cpu", "time" (ns; both
+  // null when not recorded), "event", "period", "ip", "sym", "symoff", "dso",
+  // ["dso_addr"], ["callchain": [{"ip", "sym", "symoff", "dso", ["dso_addr"]}] leaf
+  // first, when the evsel has callchains]}; "sym"/"symoff" null when unresolved, "ip"
+  // the runtime address, "dso_addr" its address in the dso (what the text's callchain
+  // lines print for user dsos); DWARF frames are not expanded into their inline
+  // frames. Side-band lines are not printed.
+  void set_json(bool json) { json_ = json; }
   // Where the text goes (set before the session runs).
   void set_write(WriteFn write) { write_ = std::move(write); }
   // Names kernel addresses in tracepoint payloads (%pS), on the resolving thread.
@@ -168,6 +179,7 @@ class ScriptWriter : public SampleConsumer {
   // (FrameSource::looks_up_before).
   // perf_sample__fprintf_brstack / _brstacksym: each entry as "from/to/flags".
   void PrintBranchStack(const ResolvedSample& s, uint32_t fields);
+  void PrintJson(const ResolvedSample& s);
   void PrintFrame(FrameSource* source, const Thread* thread, uint16_t cpumode, uint64_t ip, uint32_t fields,
                   bool with_inlines, bool return_address);
 
@@ -180,6 +192,7 @@ class ScriptWriter : public SampleConsumer {
   const PerfFile& file_;
   bool ns_ = false, reltime_ = false, deltatime_ = false;
   bool print_flags_ = false;
+  bool json_ = false;
   Resolver* resolver_ = nullptr;  // -F addr's sym/dso (the kernel resolver's)
   // perf_sample__fprintf_addr: "%16lx", and for page faults the address's sym and dso.
   char* PutAddr(char* p, const ResolvedSample& s, const Evsel& ev, uint32_t f);

@@ -234,9 +234,44 @@ inline bool CheckCallGraphReport(std::string_view text, size_t nr_percent, const
   return true;
 }
 
+// A row's "callchain" (PrintReportJson): nodes whose periods and samples are unsigned
+// numbers and percentages finite, with frames that have a name and dso; graph children
+// have at most their parent's samples between them (periods are not compared: sums of
+// fuzzed periods wrap). Flat/folded chains are checked alike, each within the row.
+inline bool CheckJsonCallchain(const nlohmann::json& nodes, uint64_t parent_samples, Invariants* inv) {
+  using nlohmann::json;
+  if (!inv->Expect(nodes.is_array(), "JSON callchain is not an array")) return false;
+  uint64_t samples = 0;
+  bool graph = false;
+  for (const json& n : nodes) {
+    const bool valid = n.is_object() && n.contains("period") && n["period"].is_number_unsigned() &&
+                       n.contains("samples") && n["samples"].is_number_unsigned() && n.contains("percent") &&
+                       n["percent"].is_number() && std::isfinite(n["percent"].get<double>()) && n.contains("frames") &&
+                       n["frames"].is_array();
+    if (!inv->Expect(valid, "JSON callchain node lacks period/samples/percent/frames: {}",
+                     n.dump(-1, ' ', false, json::error_handler_t::replace).substr(0, 300)))
+      return false;
+    for (const json& f : n["frames"])
+      if (!inv->Expect(f.is_object() && f.contains("name") && f["name"].is_string() && f.contains("dso") &&
+                           f["dso"].is_string(),
+                       "JSON callchain frame lacks name/dso"))
+        return false;
+    const uint64_t s = n["samples"].get<uint64_t>();
+    if (!inv->Expect(s <= parent_samples, "JSON callchain node has {} samples, its parent {}", s, parent_samples))
+      return false;
+    samples += s;
+    if (n.contains("children")) {
+      graph = true;
+      if (!CheckJsonCallchain(n["children"], s, inv)) return false;
+    }
+  }
+  return inv->Expect(!graph || samples <= parent_samples, "JSON callchain siblings have {} samples, the parent {}",
+                     samples, parent_samples);
+}
+
 // PrintReportJson output: parses (nlohmann::json::parse rejects invalid UTF-8 too), one
 // section per hists with samples, each section's rows add up to its samples and event
-// count, every percentage a finite number.
+// count, every percentage a finite number; rows' "callchain" pass CheckJsonCallchain.
 inline bool CheckReportJson(std::string_view text, bool children, const std::vector<uint64_t>& expected,
                             Invariants* inv) {
   using nlohmann::json;
@@ -266,6 +301,12 @@ inline bool CheckReportJson(std::string_view text, bool children, const std::vec
         return false;
       samples += row["samples"].get<uint64_t>();
       period += row["period"].get<uint64_t>();  // wraps as the hists' sums do
+      if (row.contains("callchain")) {
+        // The graph's root holds the row's samples; with Children the accumulated
+        // ones, which the JSON does not give.
+        if (!CheckJsonCallchain(row["callchain"], children ? UINT64_MAX : row["samples"].get<uint64_t>(), inv))
+          return false;
+      }
       for (const char* pct : {"overhead", "children"}) {
         if (std::string_view(pct) == "children" && !children) continue;
         if (!inv->Expect(row.contains(pct) && row[pct].is_number() && std::isfinite(row[pct].get<double>()),

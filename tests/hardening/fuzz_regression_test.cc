@@ -162,6 +162,24 @@ TEST(FuzzRegressionTest, OutputChecksRejectBrokenOutput) {
   bad_sum.replace(bad_sum.find(R"("samples":3)"), 11, R"("samples":4)");
   EXPECT_TRUE(fails([&](auto* inv) { fuzz::CheckReportJson(bad_sum, false, {4}, inv); }));
 
+  // A row with a call graph: children within their parent's samples.
+  const std::string chain_json =
+      R"({"events":[{"event":"cycles","samples":3,"event_count":30,"rows":[)"
+      R"({"samples":3,"period":30,"overhead":100.0,"callchain":[{"period":30,"samples":3,"percent":100.0,)"
+      R"("frames":[{"name":"main","dso":"a"}],"children":[{"period":20,"samples":2,"percent":66.7,)"
+      R"("frames":[{"name":"hot","dso":"a"}],"children":[]},{"period":10,"samples":1,"percent":33.3,)"
+      R"("frames":[{"name":"cold","dso":"a"}],"children":[]}]}]}]}],"warnings":[]})";
+  EXPECT_FALSE(fails([&](auto* inv) { fuzz::CheckReportJson(chain_json, false, {3}, inv); }));
+  std::string too_many = chain_json;
+  too_many.replace(too_many.find(R"("samples":2)"), 11, R"("samples":3)");  // children: 4 > 3
+  EXPECT_TRUE(fails([&](auto* inv) { fuzz::CheckReportJson(too_many, false, {3}, inv); }));
+  std::string no_dso = chain_json;
+  no_dso.replace(no_dso.find(R"("name":"hot","dso":"a")"), 22, R"("name":"hot")");
+  EXPECT_TRUE(fails([&](auto* inv) { fuzz::CheckReportJson(no_dso, false, {3}, inv); }));
+  std::string bad_pct = chain_json;
+  bad_pct.replace(bad_pct.find("66.7"), 4, "null");
+  EXPECT_TRUE(fails([&](auto* inv) { fuzz::CheckReportJson(bad_pct, false, {3}, inv); }));
+
   EXPECT_FALSE(fails([&](auto* inv) { fuzz::CheckFolded("a;b 2\na;c 1\n", 2, 3, inv); }));
   EXPECT_TRUE(fails([&](auto* inv) { fuzz::CheckFolded("a;c 1\na;b 2\n", 2, 3, inv); }));  // unsorted
   EXPECT_TRUE(fails([&](auto* inv) { fuzz::CheckFolded("a;b 2\na;c 1\n", 2, 4, inv); }));
