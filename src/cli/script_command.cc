@@ -51,6 +51,10 @@ int RunScript(ScriptArgs& a) {
     fmt::print(stderr, "{}\n", spec.error().message);
     return 129;
   }
+  if (o.json && spec->folded) {  // two output formats: refuse rather than pick one
+    fmt::print(stderr, "perflens: --json and -F folded are two output formats; pick one\n");
+    return 129;
+  }
   for (const std::string& w : spec->warnings) fmt::print(stderr, "{}\n", w);
   // --show-round-events: perf reads the records as they are in the file.
   if (o.show_round_events) a.reader->ordered = false;

@@ -213,6 +213,10 @@ TEST(CliTest, ScriptFieldErrorsExitAsPerfDoes) {
   EXPECT_EQ(r.err, "software events do not exist. Remove corresponding -F option to proceed.\n");
   r = Perflens("script -F sw:ip -i " + tracepoints);
   EXPECT_EQ(r.exit_code, 0) << r.err;
+  // --json is an output format of its own: with -F folded it is refused, not ignored.
+  r = Perflens("script --json -F folded -i " + data);
+  EXPECT_EQ(r.exit_code, 129);
+  EXPECT_EQ(r.out, "");
 }
 
 }  // namespace
