@@ -359,16 +359,8 @@ size_t ColLenSymVerbose(const HistEntry& e) {
   return kVerbosePrefix + 4 + e.sym->name.size() + (e.sym->inlined ? std::string_view(" (inlined)").size() : 0);
 }
 void PrintBranchSymVerbose(const HistEntry& e, const BranchEnd& end, std::string* out) {
-  if (!e.has_branch) {
-    out->append("N/A");
-    return;
-  }
-  HistEntry shown;
-  shown.level = end.level;
-  shown.sym = end.sym;
-  shown.key_addr = end.al_addr;
-  AppendVerbosePrefix(end.al_addr, end.symtab_origin, out);
-  PrintSymbolColumn(shown, out);
+  if (e.has_branch) AppendVerbosePrefix(end.al_addr, end.symtab_origin, out);
+  PrintBranchSym(e, end, out);
 }
 void PrintSymFromVerbose(const HistEntry& e, std::string* out) { PrintBranchSymVerbose(e, e.from, out); }
 void PrintSymToVerbose(const HistEntry& e, std::string* out) { PrintBranchSymVerbose(e, e.to, out); }

@@ -32,20 +32,9 @@ TEST(BranchSynthetic, CommittedFilesAreTheWritersOutput) {
   }
 }
 
-class BranchFixture : public ::testing::Test {
+class BranchFixture : public ScratchDirTest<> {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/perflens-branch-test-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    for (const char* sub : {"/home", "/symfs"}) ASSERT_EQ(mkdir((dir_ + sub).c_str(), 0700), 0);
-  }
-  void TearDown() override {
-    if (HasFailure())
-      std::printf("[ fixture ] kept %s for inspection\n", dir_.c_str());
-    else
-      RunShell("rm -rf " + ShellQuote(dir_), "/tmp");
-  }
+  BranchFixture() : ScratchDirTest<>("branch") {}
 
   CommandResult Run(const std::string& args, const std::string& data) {
     CommandResult r = RunShell("env -u PERF_BUILDID_DIR HOME=" + ShellQuote(dir_ + "/home") + " " +
@@ -97,8 +86,6 @@ class BranchFixture : public ::testing::Test {
     }
     EXPECT_EQ(out, expected);
   }
-
-  std::string dir_;
 };
 
 // --call-graph lbr: the user callchain is the leaf function's entry, then the call

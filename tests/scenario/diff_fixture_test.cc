@@ -41,20 +41,9 @@ std::vector<DiffCase> Cases(const std::string& script = Fixture("make_fixture.sh
   return cases;
 }
 
-class DiffFixture : public ::testing::Test {
+class DiffFixture : public ScratchDirTest<> {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/perflens-diff-test-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    for (const char* sub : {"/home", "/symfs"}) ASSERT_EQ(mkdir((dir_ + sub).c_str(), 0700), 0);
-  }
-  void TearDown() override {
-    if (HasFailure())
-      std::printf("[ fixture ] kept %s for inspection\n", dir_.c_str());
-    else
-      RunShell("rm -rf " + ShellQuote(dir_), "/tmp");
-  }
+  DiffFixture() : ScratchDirTest<>("diff") {}
 
   // `perflens diff <args>` run in the fixture's folder (perf printed the paths as given).
   CommandResult Run(const std::string& args) {
@@ -63,8 +52,6 @@ class DiffFixture : public ::testing::Test {
                         ShellQuote(Fixture("cache")) + " --symfs " + ShellQuote(dir_ + "/symfs") + " " + args,
                     dir_);
   }
-
-  std::string dir_;
 };
 
 TEST_F(DiffFixture, MatchesPerfDiff) {

@@ -18,20 +18,9 @@
 namespace perflens::scenario {
 namespace {
 
-class NoreturnFixture : public ::testing::Test {
+class NoreturnFixture : public ScratchDirTest<> {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/perflens-noreturn-test-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    for (const char* sub : {"/home", "/symfs"}) ASSERT_EQ(mkdir((dir_ + sub).c_str(), 0700), 0);
-  }
-  void TearDown() override {
-    if (HasFailure())
-      std::printf("[ fixture ] kept %s for inspection\n", dir_.c_str());
-    else
-      RunShell("rm -rf " + ShellQuote(dir_), "/tmp");
-  }
+  NoreturnFixture() : ScratchDirTest<>("noreturn") {}
 
   static std::string Fixture(const std::string& file) {
     return ScenarioSourceDir() + "/fixtures/noreturn_call/" + file;
@@ -59,8 +48,6 @@ class NoreturnFixture : public ::testing::Test {
     }
     EXPECT_EQ(out, expected);
   }
-
-  std::string dir_;
 };
 
 size_t Count(const std::string& text, const std::string& what) {

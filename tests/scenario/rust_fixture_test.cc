@@ -17,20 +17,9 @@
 namespace perflens::scenario {
 namespace {
 
-class RustFixture : public ::testing::TestWithParam<const char*> {
+class RustFixture : public ScratchDirTest<::testing::TestWithParam<const char*>> {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/perflens-rust-test-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    for (const char* sub : {"/home", "/symfs"}) ASSERT_EQ(mkdir((dir_ + sub).c_str(), 0700), 0);
-  }
-  void TearDown() override {
-    if (HasFailure())
-      std::printf("[ fixture ] kept %s for inspection\n", dir_.c_str());
-    else
-      RunShell("rm -rf " + ShellQuote(dir_), "/tmp");
-  }
+  RustFixture() : ScratchDirTest<::testing::TestWithParam<const char*>>("rust") {}
 
   static std::string Fixture(const std::string& file) { return ScenarioSourceDir() + "/fixtures/rust/" + file; }
 
@@ -66,8 +55,6 @@ class RustFixture : public ::testing::TestWithParam<const char*> {
     }
     EXPECT_EQ(out, expected);
   }
-
-  std::string dir_;
 };
 
 TEST_P(RustFixture, ScriptEqualsPerf) {

@@ -3,6 +3,9 @@
 // measure how far two reports agree. Everything here is plain text in, values out.
 #pragma once
 
+#include <stdlib.h>
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -44,6 +47,31 @@ std::string PerfUnavailableReason();
 // Paths compiled in from CMake.
 std::string PerflensBinary();
 std::string ScenarioSourceDir();  // tests/scenario
+
+// A replay fixture's scratch dir: /tmp/perflens-NAME-test-XXXXXX with empty home/ and
+// symfs/ (the HOME and --symfs a replayed perf or perflens runs with, so nothing of this
+// machine's ~/.debug is read), removed after the test unless it failed.
+template <typename Base = ::testing::Test>
+class ScratchDirTest : public Base {
+ protected:
+  explicit ScratchDirTest(const char* name) : name_(name) {}
+  void SetUp() override {
+    std::string tmpl = "/tmp/perflens-" + name_ + "-test-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
+    for (const char* sub : {"/home", "/symfs"}) ASSERT_EQ(mkdir((dir_ + sub).c_str(), 0700), 0);
+  }
+  void TearDown() override {
+    if (this->HasFailure())
+      std::printf("[ fixture ] kept %s for inspection\n", dir_.c_str());
+    else
+      RunShell("rm -rf " + ShellQuote(dir_), "/tmp");
+  }
+  std::string dir_;
+
+ private:
+  std::string name_;
+};
 
 // One row key: event name, comm, dso, sym (the symbol text as printed, "[.] main").
 using RowKey = std::tuple<std::string, std::string, std::string, std::string>;
