@@ -10,6 +10,7 @@
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
+#include "base/text_escape.h"
 #include "profile.pb.h"
 
 namespace perflens {
@@ -32,7 +33,9 @@ class Strings {
     auto found = ids_.find(std::string(s));
     if (found != ids_.end()) return found->second;
     const int64_t id = p_->string_table_size();
-    p_->add_string_table(std::string(s));
+    // Names from the recording need not be UTF-8; profile.proto's strings must be
+    // (protobuf refuses to parse the profile otherwise): invalid bytes become U+FFFD.
+    p_->add_string_table(ValidUtf8(s));
     ids_.emplace(std::string(s), id);
     return id;
   }
