@@ -22,6 +22,8 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libprotobuf-dev protobuf-compiler # pprof export
   golang-go golang-github-google-pprof-dev  # pprof itself, built offline for the export tests
+  python3-jsonschema                # speedscope export: validated against speedscope's schema
+  chromium chromium-driver python3-selenium  # the HTML report's headless-browser test
   linux-perf                        # perf record for the demo and scenario tests
   gcc-multilib g++-multilib         # 32-bit test binaries
   python3 time
