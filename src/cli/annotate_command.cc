@@ -32,6 +32,7 @@ int RunAnnotate(AnnotateArgs& a) {
     PrintError(file.error().message);
     return kExitInputError;
   }
+  o.progress = StderrProgress(a.quiet);
   auto annotate = Annotate::Create(file->get(), o);
   if (!annotate) {
     PrintError(annotate.error().message);

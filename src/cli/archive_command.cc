@@ -37,6 +37,7 @@ int RunArchive(ArchiveArgs& a) {
     PrintError(file.error().message);
     return kExitInputError;
   }
+  a.options.progress = StderrProgress(false);
   auto archive = Archive::Create(file->get(), a.options);
   if (!archive) {
     PrintError(archive.error().message);

@@ -5,10 +5,12 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <memory>
 #include <optional>
 
+#include "base/progress_line.h"
 #include "session/time_cpu_filter.h"
 
 namespace perflens {
@@ -80,6 +82,29 @@ void PrintReadProblems(const ReadStats& rs, const std::vector<std::string>& summ
                              rs.nr_unknown_records, rs.first_unknown_type, rs.first_unknown_offset));
   for (const auto& w : rs.warnings) PrintWarning(w);
   for (const auto& line : summary) PrintError(line);
+}
+
+SessionProgressFn StderrProgress(bool quiet) {
+  if (quiet) return {};
+  struct State {
+    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+    int tty = -1;  // unknown until the first call
+    ProgressLine line{[](std::string_view s) {
+      std::fwrite(s.data(), 1, s.size(), stderr);
+      std::fflush(stderr);
+    }};
+  };
+  auto state = std::make_shared<State>();
+  return [state](const SessionProgress& p) {
+    if (state->tty < 0) state->tty = isatty(STDERR_FILENO) ? 1 : 0;
+    if (!state->tty) return;
+    if (p.finished) {
+      state->line.Finish();
+      return;
+    }
+    const double now = std::chrono::duration<double>(std::chrono::steady_clock::now() - state->start).count();
+    state->line.Update(p.bytes_done, p.bytes_total, p.nr_samples, now);
+  };
 }
 
 void AddQuietFlag(CLI::App* cmd, bool* quiet) {

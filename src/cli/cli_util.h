@@ -13,6 +13,7 @@
 
 #include "base/text_escape.h"
 #include "perfdata/perf_file.h"
+#include "session/session.h"
 #include "symbolize/symbolizer.h"
 
 namespace perflens {
@@ -57,6 +58,12 @@ Result<std::unique_ptr<PerfFile>> OpenInput(const std::string& path, const Reade
 void PrintReadProblems(const ReadStats& rs, const std::vector<std::string>& summary, bool quiet = false);
 // -q/--quiet (perf's): no warnings or end-of-run summary on stderr.
 void AddQuietFlag(CLI::App* cmd, bool* quiet);
+
+// The progress line of a long read (base/progress_line.h) on stderr, for
+// SessionOptions::progress: nothing with `quiet` (-q) or when stderr is not a terminal
+// (checked at the first call, after the pager took stderr when it pages), nothing in
+// the first second; the line is erased when the read finishes.
+SessionProgressFn StderrProgress(bool quiet);
 
 // --symfs, --buildid-dir, --kallsyms, -k/--vmlinux, --vdso, --no-demangle,
 // --debuginfod URL. Once `cmd` is parsed, ConfigureDebuginfod(so) runs.

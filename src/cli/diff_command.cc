@@ -72,7 +72,9 @@ int RunDiff(DiffArgs& a) {
       PrintError(fmt::format("Failed to open {}: {}", path, file.error().message));
       return kExitInputError;
     }
-    auto report = Report::Create(file->get(), DiffReportOptions(o, reports.size()));
+    ReportOptions ro = DiffReportOptions(o, reports.size());
+    ro.progress = StderrProgress(o.quiet);
+    auto report = Report::Create(file->get(), ro);
     if (!report) {
       PrintError(report.error().message);
       return 1;

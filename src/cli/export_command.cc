@@ -74,6 +74,7 @@ int RunExport(ExportArgs& a) {
     PrintError(file.error().message);
     return kExitInputError;
   }
+  o.progress = StderrProgress(a.quiet);
   auto exp = Export::Create(file->get(), o);
   if (!exp) {
     PrintError(exp.error().message);

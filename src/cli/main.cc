@@ -150,6 +150,7 @@ int RunReport(ReportArgs& a, const ReaderOptions& reader) {
     return st ? 0 : Fail(st.error());
   }
   if (std::optional<int> status = CheckTimeArg(**file, o.time, false)) return *status;
+  o.progress = StderrProgress(a.quiet);
   auto report = Report::Create(file->get(), o);
   if (!report) return Fail(report.error());
   Status st = (*report)->Process();

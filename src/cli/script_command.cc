@@ -75,6 +75,7 @@ int RunScript(ScriptArgs& a) {
       return 255;
     }
   }
+  o.progress = StderrProgress(a.quiet);
   auto script = Script::Create(file->get(), o);
   if (!script) {
     PrintError(script.error().message);

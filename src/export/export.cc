@@ -13,6 +13,7 @@ Result<std::unique_ptr<Export>> Export::Create(PerfFile* file, const ExportOptio
   e->options_ = options;
   SessionOptions so;
   so.symbolize = options.symbolize;
+  so.progress = options.progress;
   // pprof's source lines read each module's DWARF after the read: index it on the
   // Symbolizer's helper thread as modules load, beside the read.
   if (options.format == ExportFormat::kPprof) so.symbolize.prefetch_line_info = true;

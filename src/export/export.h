@@ -33,6 +33,7 @@ struct ExportOptions {
   bool folded_weight_period = false;              // folded: weights are periods, not samples
   SymbolizeOptions symbolize;
   bool use_threads = true;
+  SessionProgressFn progress;  // Session::Run's progress calls (SessionOptions::progress)
 };
 
 class Export {

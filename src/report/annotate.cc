@@ -80,6 +80,7 @@ Result<std::unique_ptr<Annotate>> Annotate::Create(PerfFile* file, const Annotat
   a->file_ = file;
   SessionOptions so;
   so.symbolize = options.symbolize;
+  so.progress = options.progress;
   so.needs.assign(file->evsels().size(), SampleNeeds{true, false});
   so.coalesce = true;  // self samples only: summed per (thread, ip), resolved once
   so.use_threads = options.use_threads;

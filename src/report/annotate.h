@@ -47,6 +47,7 @@ struct AnnotateOptions {
   bool full_path = false;   // -P/--full-paths: whole DSO and source paths
   SymbolizeOptions symbolize;
   bool use_threads = true;
+  SessionProgressFn progress;  // Session::Run's progress calls (SessionOptions::progress)
 };
 
 // Summed self samples at one address.

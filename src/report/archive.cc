@@ -201,6 +201,7 @@ Result<std::unique_ptr<Archive>> Archive::Create(PerfFile* file, const ArchiveOp
   a->options_ = options;
   SessionOptions so;
   so.symbolize = options.symbolize;
+  so.progress = options.progress;
   so.needs.clear();
   for (const auto& ev : file->evsels())
     so.needs.push_back(SampleNeeds{true, (ev.attr.sample_type & kSampleCallchain) != 0});

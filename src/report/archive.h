@@ -46,6 +46,7 @@ struct ArchiveOptions {
   // Where the recorded files are found now (--symfs, --buildid-dir, --kallsyms, --vdso).
   SymbolizeOptions symbolize;
   bool use_threads = true;
+  SessionProgressFn progress;  // Session::Run's progress calls (SessionOptions::progress)
 };
 
 // One file to archive.

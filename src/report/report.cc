@@ -109,6 +109,7 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
 
   SessionOptions so;
   so.symbolize = options.symbolize;
+  so.progress = options.progress;
   so.filter.comms = options.comms;
   so.filter.pids = options.pids;
   so.filter.tids = options.tids;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "session/session.h"
 #include "symbolize/symbolizer.h"
 
 namespace perflens {
@@ -91,6 +92,7 @@ struct ReportOptions {
   // Use a second thread (hists beside reading, call graphs beside printing). The
   // output is the same either way; false keeps everything on the calling thread.
   bool use_threads = true;
+  SessionProgressFn progress;  // Session::Run's progress calls (SessionOptions::progress)
   // While kallsyms is still loading on its helper thread, key kernel samples by
   // placeholders and put the real symbols in after the read instead of waiting (only
   // without callchains, Children and --symbols). Same output either way.

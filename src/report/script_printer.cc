@@ -299,6 +299,7 @@ Result<std::unique_ptr<Script>> Script::Create(PerfFile* file, const ScriptOptio
     if (!options.dsos.empty() || !options.symbols.empty()) so.needs.back().location = true;
   }
   so.symbolize = options.symbolize;
+  so.progress = options.progress;
   so.filter.comms = options.comms;
   so.filter.pids = options.pids;
   so.filter.tids = options.tids;

@@ -129,6 +129,7 @@ struct ScriptOptions {
   // not used (ScriptWriter::set_json has the fields).
   bool json = false;
   SymbolizeOptions symbolize;
+  SessionProgressFn progress;  // Session::Run's progress calls (SessionOptions::progress)
 };
 
 using ScriptCounters = SessionCounters;

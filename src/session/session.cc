@@ -277,6 +277,7 @@ Status Session::Run() {
     for (ReadBatch* rb = read_pipeline_->TakeFull(); rb;) {
       ReadBatch* next = nullptr;  // taken early by HandleReadBatch to unwind its first run
       HandleReadBatch(*rb, &next);
+      if (options_.progress && !rb->records.empty()) ReportProgress(rb->records.back().perf_data_offset, false);
       // The bytes well before this batch's records are done with: give their pages
       // back (records the ordering queue delivers later from there read them again).
       // Found by the reading thread as it filled the batches.
@@ -288,7 +289,13 @@ Status Session::Run() {
     }
     read_thread.join();
   } else {
-    st = file_->ReadRecords([this](const RecordView& r) { HandleRecord(r); }, &read_stats_);
+    uint64_t nr_records = 0;
+    st = file_->ReadRecords(
+        [this, &nr_records](const RecordView& r) {
+          HandleRecord(r);
+          if (options_.progress && (++nr_records & 4095) == 0) ReportProgress(r.perf_data_offset, false);
+        },
+        &read_stats_);
   }
   read_pipeline_.reset();
   read_batch_ = nullptr;
@@ -303,7 +310,25 @@ Status Session::Run() {
   sample_batch_ = nullptr;
   FinishDeferred();
   for (SampleConsumer* c : consumers_) c->Finish();
+  if (options_.progress) ReportProgress(0, true);
   return st;
+}
+
+void Session::ReportProgress(uint64_t perf_data_offset, bool finished) {
+  SessionProgress p;
+  if (!finished) progress_offset_ = std::max(progress_offset_, perf_data_offset);
+  perf_data_offset = progress_offset_;
+  if (!file_->pipe_mode()) {
+    p.bytes_total = file_->data_size();
+    const uint64_t begin = file_->data_offset();
+    p.bytes_done = perf_data_offset > begin ? std::min(perf_data_offset - begin, p.bytes_total) : 0;
+  } else {
+    p.bytes_done = perf_data_offset;
+  }
+  if (finished && p.bytes_total) p.bytes_done = p.bytes_total;
+  p.nr_samples = counters_.nr_samples;
+  p.finished = finished;
+  options_.progress(p);
 }
 
 void Session::HandleReadBatch(const ReadBatch& rb, ReadBatch** next_batch) {

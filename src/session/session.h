@@ -255,6 +255,15 @@ struct ThreadReadValues {
   std::unordered_map<int, size_t> column_of_;    // evsel → columns index
 };
 
+// How far Session::Run has read, for a progress line (SessionOptions::progress).
+struct SessionProgress {
+  uint64_t bytes_done = 0;   // bytes of the data section handled (up to the last record's position)
+  uint64_t bytes_total = 0;  // the data section's size in bytes; 0 when unknown (a pipe)
+  uint64_t nr_samples = 0;   // samples decoded so far
+  bool finished = false;     // the last call, after the read
+};
+using SessionProgressFn = std::function<void(const SessionProgress&)>;
+
 struct SessionOptions {
   // Collect ThreadReadValues from the READ records (report -T).
   bool thread_read_values = false;
@@ -294,6 +303,9 @@ struct SessionOptions {
   bool side_band_finished_round = false;
   bool use_threads = true;       // a reading thread beside the resolving one
   bool consumer_thread = false;  // and consumers on a third (not with coalesce)
+  // Called on the resolving thread once per batch of records (a few thousand) and once
+  // with `finished` at the end; the callee rate-limits what it prints. Empty: none.
+  SessionProgressFn progress;
 };
 
 class Session {
@@ -353,6 +365,9 @@ class Session {
   // while this one's last is processed (nullptr: never; *next stays nullptr when not).
   void HandleReadBatch(const ReadBatch& rb, ReadBatch** next_batch = nullptr);
   void HandleRecord(const RecordView& r);
+  // Calls options_.progress; `perf_data_offset`: the last handled record's position.
+  void ReportProgress(uint64_t perf_data_offset, bool finished);
+  uint64_t progress_offset_ = 0;  // the last position ReportProgress was given
   void ProcessSample(const RecordView& r);
   // A decoded sample of `evsel` (the record at `perf_data_offset`): resolved and delivered.
   void ProcessDecoded(const Sample& s, const Evsel& evsel, uint64_t perf_data_offset);
