@@ -1,5 +1,6 @@
 // `perflens export`: the samples in another tool's format — pprof's gzipped
-// profile.proto or folded stacks — with perf report's filters.
+// profile.proto, folded stacks, or report's JSON with call chains — with perf report's
+// filters.
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -12,6 +13,8 @@
 #include "cli/perf_usage.h"
 #include "export/export.h"
 #include "perfdata/perf_file.h"
+#include "report/json_printer.h"
+#include "report/report.h"
 
 namespace perflens {
 namespace {
@@ -36,14 +39,53 @@ Status WriteOutput(const std::string& path, const std::string& bytes) {
   return {};
 }
 
+// --format json: `perflens report --json` with report's defaults (Children and the call
+// graph when the recording has callchains) and export's filters: the report engine
+// writes it, so its rows and numbers are the text report's.
+int RunJsonExport(ExportArgs& a, PerfFile* file) {
+  const ExportOptions& e = a.options;
+  ReportOptions o;
+  o.format = "json";
+  o.comms = e.comms;
+  o.dsos = e.dsos;
+  o.symbols = e.symbols;
+  o.pids = e.pids;
+  o.tids = e.tids;
+  o.time = e.time;
+  o.cpu_list = e.cpu_list;
+  o.hide_unresolved = e.hide_unresolved;
+  o.max_stack = e.max_stack;
+  o.inline_frames = e.inline_frames;
+  o.adjust_return_addresses = e.adjust_return_addresses;
+  o.symbolize = e.symbolize;
+  o.use_threads = e.use_threads;
+  o.progress = e.progress;
+  auto report = Report::Create(file, o);
+  if (!report) {
+    PrintError(report.error().message);
+    return 1;
+  }
+  Status st = (*report)->Process();
+  std::string out;
+  if (st) st = PrintReportJson(**report, &out);
+  if (st) st = WriteOutput(a.output, out);
+  if (!st) {
+    PrintError(st.error().message);
+    return 1;
+  }
+  PrintReadProblems((*report)->read_stats(), (*report)->SummaryLines(), a.quiet);
+  return 0;
+}
+
 int RunExport(ExportArgs& a) {
   ExportOptions& o = a.options;
+  const bool json = a.format == "json";
   if (a.format == "pprof") {
     o.format = ExportFormat::kPprof;
   } else if (a.format == "folded") {
     o.format = ExportFormat::kFolded;
-  } else {
-    PrintError(fmt::format("export: --format is pprof or folded, not '{}'", a.format));
+  } else if (!json) {
+    PrintError(fmt::format("export: --format is pprof, folded or json, not '{}'", a.format));
     return kExitUsage;
   }
   if (a.folded_weight != "samples" && a.folded_weight != "period") {
@@ -52,7 +94,7 @@ int RunExport(ExportArgs& a) {
   }
   o.folded_weight_period = a.folded_weight == "period";
   if (a.output.empty()) {
-    if (o.format == ExportFormat::kPprof) {
+    if (!json && o.format == ExportFormat::kPprof) {
       PrintError("export: -o FILE is needed for pprof (a gzipped profile.proto)");
       return kExitUsage;
     }
@@ -75,6 +117,7 @@ int RunExport(ExportArgs& a) {
     return kExitInputError;
   }
   o.progress = StderrProgress(a.quiet);
+  if (json) return RunJsonExport(a, file->get());
   auto exp = Export::Create(file->get(), o);
   if (!exp) {
     PrintError(exp.error().message);
@@ -105,11 +148,11 @@ CommandRunner RegisterExportCommand(CLI::App* app, ReaderOptions* reader) {
   auto args = std::make_shared<ExportArgs>();
   args->reader = reader;
   CLI::App* cmd = app->add_subcommand(
-      "export", "Write the samples for another tool: pprof (gzipped profile.proto) or folded stacks");
+      "export", "Write the samples for another tool: pprof (gzipped profile.proto), folded stacks or JSON with call chains");
   ExportOptions& o = args->options;
   cmd->add_option("-i,--input", args->input, "Input file (default ./perf.data; - for stdin)");
-  cmd->add_option("-o,--output", args->output, "Output file (pprof: required; folded: default stdout, or -)");
-  cmd->add_option("--format", args->format, "pprof (default) or folded");
+  cmd->add_option("-o,--output", args->output, "Output file (pprof: required; folded, json: default stdout, or -)");
+  cmd->add_option("--format", args->format, "pprof (default), folded or json (report --json with call chains)");
   cmd->add_option("--folded-weight", args->folded_weight, "Folded stack weight: samples (default) or period");
   cmd->add_option("--time", o.time,
                   "Only samples in these times: START,END (seconds; several separated by spaces) or percent "

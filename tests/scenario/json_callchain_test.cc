@@ -149,6 +149,48 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, JsonCallchain, ::testing::ValuesIn(Cases()),
                            return info.param.fixture + "_" + std::to_string(info.index);
                          });
 
+// `perflens export --format json` is `perflens report --json` with the same filters:
+// the same document, byte for byte, and (the recordings have callchains) with call
+// graphs in it.
+class ExportJson : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/perflens-exportjson-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    for (const char* sub : {"/home", "/symfs"}) ASSERT_EQ(mkdir((dir_ + sub).c_str(), 0700), 0);
+  }
+  void TearDown() override { RunShell("rm -rf " + ShellQuote(dir_), "/tmp"); }
+  CommandResult Run(const std::string& subcommand_and_args) {
+    const std::string fx = FixturesDir() + "/" + GetParam();
+    return RunShell("env -u PERF_BUILDID_DIR HOME=" + ShellQuote(dir_ + "/home") + " " +
+                        ShellQuote(PerflensBinary()) + " " + subcommand_and_args + " -i " +
+                        ShellQuote(fx + "/perf.data") + " --buildid-dir " + ShellQuote(FixturesDir() + "/cache") +
+                        " --symfs " + ShellQuote(dir_ + "/symfs"),
+                    dir_);
+  }
+  std::string dir_;
+};
+
+TEST_P(ExportJson, SameDocumentAsReportJson) {
+  for (const char* filters : {"", " --max-stack 3 -U"}) {
+    SCOPED_TRACE(filters);
+    CommandResult report = Run(std::string("report --json") + filters);
+    ASSERT_EQ(report.exit_code, 0) << report.err;
+    CommandResult exported = Run(std::string("export --format json -o -") + filters);
+    ASSERT_EQ(exported.exit_code, 0) << exported.err;
+    EXPECT_EQ(exported.out, report.out);
+    json doc = json::parse(exported.out, nullptr, false);
+    ASSERT_FALSE(doc.is_discarded()) << exported.out.substr(0, 400);
+    size_t rows_with_chains = 0;
+    for (const json& ev : doc["events"])
+      for (const json& row : ev["rows"]) rows_with_chains += row.contains("callchain");
+    EXPECT_GT(rows_with_chains, 0u);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, ExportJson, ::testing::Values("threads", "cxx", "syscalls"));
+
 // `perflens script --json` against `perflens script` text on the same fixture: one
 // line per sample, each parses, and the first samples agree with
 // `-F comm,tid,time,ip,sym,dso --ns` (the callchain lines frame by frame).
