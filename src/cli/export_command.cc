@@ -1,5 +1,5 @@
 // `perflens export`: the samples in another tool's format — pprof's gzipped
-// profile.proto or folded stacks — with perf report's filters.
+// profile.proto, folded stacks or a speedscope document — with perf report's filters.
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -42,8 +42,10 @@ int RunExport(ExportArgs& a) {
     o.format = ExportFormat::kPprof;
   } else if (a.format == "folded") {
     o.format = ExportFormat::kFolded;
+  } else if (a.format == "speedscope") {
+    o.format = ExportFormat::kSpeedscope;
   } else {
-    PrintError(fmt::format("export: --format is pprof or folded, not '{}'", a.format));
+    PrintError(fmt::format("export: --format is pprof, folded or speedscope, not '{}'", a.format));
     return kExitUsage;
   }
   if (a.folded_weight != "samples" && a.folded_weight != "period") {
@@ -105,12 +107,13 @@ CommandRunner RegisterExportCommand(CLI::App* app, ReaderOptions* reader) {
   auto args = std::make_shared<ExportArgs>();
   args->reader = reader;
   CLI::App* cmd = app->add_subcommand(
-      "export", "Write the samples for another tool: pprof (gzipped profile.proto) or folded stacks");
+      "export",
+      "Write the samples for another tool: pprof (gzipped profile.proto), folded stacks or speedscope (JSON)");
   ExportOptions& o = args->options;
   cmd->add_option("-i,--input", args->input, "Input file (default ./perf.data; - for stdin)");
-  cmd->add_option("-o,--output", args->output, "Output file (pprof: required; folded: default stdout, or -)");
-  cmd->add_option("--format", args->format, "pprof (default) or folded");
-  cmd->add_option("--folded-weight", args->folded_weight, "Folded stack weight: samples (default) or period");
+  cmd->add_option("-o,--output", args->output, "Output file (pprof: required; others: default stdout, or -)");
+  cmd->add_option("--format", args->format, "pprof (default), folded or speedscope");
+  cmd->add_option("--folded-weight", args->folded_weight, "Folded and speedscope weight: samples (default) or period");
   cmd->add_option("--time", o.time,
                   "Only samples in these times: START,END (seconds; several separated by spaces) or percent "
                   "slices of the recording (10%/2, 0%-10%,30%-40%)")

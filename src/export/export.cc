@@ -48,6 +48,9 @@ Result<std::unique_ptr<Export>> Export::Create(PerfFile* file, const ExportOptio
   if (options.format == ExportFormat::kPprof) {
     e->pprof_ = std::make_unique<PprofConsumer>(file->evsels(), &e->session_->machine());
     e->session_->AddConsumer(e->pprof_.get());
+  } else if (options.format == ExportFormat::kSpeedscope) {
+    e->speedscope_ = std::make_unique<SpeedscopeConsumer>(file->evsels(), options.folded_weight_period);
+    e->session_->AddConsumer(e->speedscope_.get());
   } else {
     e->folded_ = std::make_unique<FoldedConsumer>(options.folded_weight_period);
     e->session_->AddConsumer(e->folded_.get());
@@ -65,6 +68,7 @@ Result<std::string> Export::Output() {
     folded_->stacks().Print(&out);
     return out;
   }
+  if (speedscope_) return speedscope_->Serialize(file_->path());
   const HeaderEnv& env = file_->env();
   std::vector<std::string> comments = {fmt::format("perflens export of {}", file_->path())};
   return pprof_->Serialize(env, comments, &session_->symbolizer());
