@@ -1,5 +1,6 @@
 // `perflens export`: the samples in another tool's format — pprof's gzipped
-// profile.proto, folded stacks or a speedscope document — with perf report's filters.
+// profile.proto, folded stacks, a speedscope document or a Firefox Profiler processed
+// profile — with perf report's filters.
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -44,8 +45,10 @@ int RunExport(ExportArgs& a) {
     o.format = ExportFormat::kFolded;
   } else if (a.format == "speedscope") {
     o.format = ExportFormat::kSpeedscope;
+  } else if (a.format == "firefox") {
+    o.format = ExportFormat::kFirefox;
   } else {
-    PrintError(fmt::format("export: --format is pprof, folded or speedscope, not '{}'", a.format));
+    PrintError(fmt::format("export: --format is pprof, folded, speedscope or firefox, not '{}'", a.format));
     return kExitUsage;
   }
   if (a.folded_weight != "samples" && a.folded_weight != "period") {
@@ -108,11 +111,12 @@ CommandRunner RegisterExportCommand(CLI::App* app, ReaderOptions* reader) {
   args->reader = reader;
   CLI::App* cmd = app->add_subcommand(
       "export",
-      "Write the samples for another tool: pprof (gzipped profile.proto), folded stacks or speedscope (JSON)");
+      "Write the samples for another tool: pprof (gzipped profile.proto), folded stacks, speedscope (JSON) or "
+      "firefox (Firefox Profiler processed profile, JSON)");
   ExportOptions& o = args->options;
   cmd->add_option("-i,--input", args->input, "Input file (default ./perf.data; - for stdin)");
   cmd->add_option("-o,--output", args->output, "Output file (pprof: required; others: default stdout, or -)");
-  cmd->add_option("--format", args->format, "pprof (default), folded or speedscope");
+  cmd->add_option("--format", args->format, "pprof (default), folded, speedscope or firefox");
   cmd->add_option("--folded-weight", args->folded_weight, "Folded and speedscope weight: samples (default) or period");
   cmd->add_option("--time", o.time,
                   "Only samples in these times: START,END (seconds; several separated by spaces) or percent "
