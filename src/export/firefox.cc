@@ -79,10 +79,16 @@ uint32_t FirefoxConsumer::LibOf(const Dso* dso) {
   return it->second;
 }
 
-uint32_t FirefoxConsumer::FrameOf(Thread& t, const AddrLocation& al) {
+FirefoxConsumer::FrameKey FirefoxConsumer::KeyOf(const AddrLocation& al) {
   const uint8_t category = al.level == 'k' ? kKernel : al.level == '.' ? kUser : kOther;
   const int64_t address =
       al.dso && category == kUser && al.dso_addr < kMaxExact ? static_cast<int64_t>(al.dso_addr) : -1;
+  return {al.dso, al.sym, address, category};
+}
+
+uint32_t FirefoxConsumer::FrameOf(Thread& t, const FrameKey& key, const AddrLocation& al) {
+  auto cached = t.frame_cache.find(key);
+  if (cached != t.frame_cache.end()) return cached->second;
   std::string name = FrameName(al);
   auto [func, new_func] =
       t.func_ids.emplace(std::make_pair(name, static_cast<const Dso*>(al.dso)), static_cast<uint32_t>(t.func_name.size()));
@@ -99,13 +105,14 @@ uint32_t FirefoxConsumer::FrameOf(Thread& t, const AddrLocation& al) {
     }
     t.func_resource.push_back(resource);
   }
-  auto [frame, new_frame] = t.frame_ids.emplace(std::make_tuple(func->second, address, category),
+  auto [frame, new_frame] = t.frame_ids.emplace(std::make_tuple(func->second, key.address, key.category),
                                                 static_cast<uint32_t>(t.frame_func.size()));
   if (new_frame) {
     t.frame_func.push_back(func->second);
-    t.frame_address.push_back(address);
-    t.frame_category.push_back(category);
+    t.frame_address.push_back(key.address);
+    t.frame_category.push_back(key.category);
   }
+  t.frame_cache.emplace(key, frame->second);
   return frame->second;
 }
 
@@ -122,16 +129,28 @@ void FirefoxConsumer::OnSample(const ResolvedSample& s) {
   Thread& t = threads_[id->second];
   if (s.comm) t.comm = s.comm;
   SampleFrames(s, &frames_scratch_);
+  // Root first. A thread's consecutive samples mostly share their outer frames: while
+  // the frames equal the last sample's, its stack ids are reused without a lookup.
   int64_t stack = -1;
-  for (auto it = frames_scratch_.rbegin(); it != frames_scratch_.rend(); ++it) {
-    const uint32_t frame = FrameOf(t, *it);
-    auto [found, new_stack] = t.stack_ids.emplace(std::make_pair(stack, frame), static_cast<uint32_t>(t.stack_frame.size()));
+  size_t depth = 0;
+  for (auto it = frames_scratch_.rbegin(); it != frames_scratch_.rend(); ++it, ++depth) {
+    const FrameKey key = KeyOf(*it);
+    if (depth < t.last_path.size() && t.last_path[depth].first == key) {
+      stack = t.last_path[depth].second;
+      continue;
+    }
+    t.last_path.resize(depth);
+    const uint32_t frame = FrameOf(t, key, *it);
+    const uint64_t stack_key = static_cast<uint64_t>(stack + 1) << 32 | frame;
+    auto [found, new_stack] = t.stack_ids.emplace(stack_key, static_cast<uint32_t>(t.stack_frame.size()));
     if (new_stack) {
       t.stack_prefix.push_back(stack);
       t.stack_frame.push_back(frame);
     }
     stack = found->second;
+    t.last_path.emplace_back(key, static_cast<uint32_t>(stack));
   }
+  t.last_path.resize(depth);
   // SampleFrames gives at least the sample's own location.
   t.sample_stack.push_back(static_cast<uint32_t>(stack));
   t.sample_time.push_back(s.time);

@@ -61,6 +61,21 @@ class FirefoxConsumer : public SampleConsumer {
 
  private:
   enum Category : uint8_t { kUser = 0, kKernel = 1, kOther = 2 };
+  struct FrameKey {
+    const Dso* dso;
+    const Symbol* sym;
+    int64_t address;
+    uint8_t category;
+    bool operator==(const FrameKey&) const = default;
+  };
+  struct FrameKeyHash {
+    size_t operator()(const FrameKey& k) const {
+      size_t h = std::hash<const void*>{}(k.dso) * 0x9E3779B97F4A7C15ULL;
+      h = (h ^ std::hash<const void*>{}(k.sym)) * 0x9E3779B97F4A7C15ULL;
+      h = (h ^ static_cast<uint64_t>(k.address)) * 0x9E3779B97F4A7C15ULL;
+      return h ^ k.category;
+    }
+  };
   struct Thread {
     uint32_t evsel, pid, tid;
     const std::string* comm;
@@ -73,15 +88,20 @@ class FirefoxConsumer : public SampleConsumer {
     std::map<std::pair<std::string, const Dso*>, uint32_t> func_ids;
     std::vector<uint32_t> func_name;
     std::vector<int32_t> func_resource;  // -1: none
-    // frameTable: per (func, address, category).
+    // frameTable: per (func, address, category); in front of it the frame of each
+    // (Dso, Symbol, address, category) seen, so a known frame costs one hash lookup.
     std::map<std::tuple<uint32_t, int64_t, uint8_t>, uint32_t> frame_ids;
+    std::unordered_map<FrameKey, uint32_t, FrameKeyHash> frame_cache;
     std::vector<uint32_t> frame_func;
     std::vector<int64_t> frame_address;  // -1: none
     std::vector<uint8_t> frame_category;
-    // stackTable: per (prefix, frame); prefix -1: a root.
-    std::map<std::pair<int64_t, uint32_t>, uint32_t> stack_ids;
+    // stackTable: per (prefix, frame) as prefix + 1 in the high and frame in the low
+    // 32 bits; prefix -1: a root.
+    std::unordered_map<uint64_t, uint32_t> stack_ids;
     std::vector<int64_t> stack_prefix;
     std::vector<uint32_t> stack_frame;
+    // The last sample's frames root first with their stack ids.
+    std::vector<std::pair<FrameKey, uint32_t>> last_path;
     // samples
     std::vector<uint32_t> sample_stack;
     std::vector<uint64_t> sample_time, sample_weight;
@@ -89,7 +109,9 @@ class FirefoxConsumer : public SampleConsumer {
   };
   uint32_t StringOf(Thread& t, const std::string& s);
   uint32_t LibOf(const Dso* dso);
-  uint32_t FrameOf(Thread& t, const AddrLocation& al);
+  static FrameKey KeyOf(const AddrLocation& al);
+  // The frame of `al` (whose key is `key`), added with its func and resource if new.
+  uint32_t FrameOf(Thread& t, const FrameKey& key, const AddrLocation& al);
 
   std::vector<Evsel> evsels_;
   std::map<std::tuple<uint32_t, uint32_t, uint32_t>, uint32_t> thread_ids_;  // (evsel, pid, tid)
