@@ -114,6 +114,29 @@ TEST_P(ExportFirefox, ValidAndEqualsReport) {
     }
   }
   EXPECT_EQ(total, flat.total);
+  // Frames in the kernel's Dso are in the Kernel category, the others in User.
+  const auto& categories = doc.at("meta").at("categories");
+  ASSERT_EQ(categories.size(), 3u);
+  EXPECT_EQ(categories[0].at("name"), "User");
+  EXPECT_EQ(categories[1].at("name"), "Kernel");
+  EXPECT_EQ(categories[2].at("color"), "grey");
+  int kernel_frames = 0;
+  for (const auto& t : doc.at("threads")) {
+    const auto& frames = t.at("frameTable");
+    const auto& funcs = t.at("funcTable");
+    const auto& resources = t.at("resourceTable");
+    for (size_t i = 0; i < frames.at("length").get<size_t>(); ++i) {
+      const int resource = funcs.at("resource").at(frames.at("func").at(i).get<size_t>());
+      if (resource < 0) continue;
+      const std::string dso = t.at("stringArray").at(resources.at("name").at(resource).get<size_t>());
+      const bool kernel = dso == "[kernel.kallsyms]";
+      kernel_frames += kernel;
+      EXPECT_EQ(frames.at("category").at(i), kernel ? 1 : 0) << dso;
+    }
+  }
+  if (GetParam() == "threads") {
+    EXPECT_GT(kernel_frames, 0);  // its exit path is sampled in the kernel
+  }
   ASSERT_FALSE(expected.empty()) << r.out;
   EXPECT_EQ(actual, expected) << r.out;
   const auto& meta = doc.at("meta");
