@@ -19,7 +19,8 @@ CommandRunner RegisterScriptCommand(CLI::App* app, ReaderOptions* reader);
 CommandRunner RegisterAnnotateCommand(CLI::App* app, ReaderOptions* reader);
 // `perflens archive` (perf archive): the files the samples need, as a build-id cache.
 CommandRunner RegisterArchiveCommand(CLI::App* app, ReaderOptions* reader);
-// `perflens export`: the samples as a pprof profile or folded stacks (export/export.h).
+// `perflens export`: the samples as a pprof profile, folded stacks, a speedscope document
+// or a Firefox Profiler profile (export/export.h).
 CommandRunner RegisterExportCommand(CLI::App* app, ReaderOptions* reader);
 // `perflens diff` (perf diff --stdio): rows of two or more recordings paired by name.
 CommandRunner RegisterDiffCommand(CLI::App* app, ReaderOptions* reader);

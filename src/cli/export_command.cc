@@ -1,6 +1,6 @@
 // `perflens export`: the samples in another tool's format — pprof's gzipped
-// profile.proto, folded stacks, or report's JSON with call chains — with perf report's
-// filters.
+// profile.proto, folded stacks, a speedscope document, a Firefox Profiler processed
+// profile or report's JSON with call chains — with perf report's filters.
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -84,8 +84,12 @@ int RunExport(ExportArgs& a) {
     o.format = ExportFormat::kPprof;
   } else if (a.format == "folded") {
     o.format = ExportFormat::kFolded;
+  } else if (a.format == "speedscope") {
+    o.format = ExportFormat::kSpeedscope;
+  } else if (a.format == "firefox") {
+    o.format = ExportFormat::kFirefox;
   } else if (!json) {
-    PrintError(fmt::format("export: --format is pprof, folded or json, not '{}'", a.format));
+    PrintError(fmt::format("export: --format is pprof, folded, speedscope, firefox or json, not '{}'", a.format));
     return kExitUsage;
   }
   if (a.folded_weight != "samples" && a.folded_weight != "period") {
@@ -148,12 +152,14 @@ CommandRunner RegisterExportCommand(CLI::App* app, ReaderOptions* reader) {
   auto args = std::make_shared<ExportArgs>();
   args->reader = reader;
   CLI::App* cmd = app->add_subcommand(
-      "export", "Write the samples for another tool: pprof (gzipped profile.proto), folded stacks or JSON with call chains");
+      "export",
+      "Write the samples for another tool: pprof (gzipped profile.proto), folded stacks, speedscope (JSON), "
+      "firefox (Firefox Profiler processed profile, JSON) or json (report --json with call chains)");
   ExportOptions& o = args->options;
   cmd->add_option("-i,--input", args->input, "Input file (default ./perf.data; - for stdin)");
-  cmd->add_option("-o,--output", args->output, "Output file (pprof: required; folded, json: default stdout, or -)");
-  cmd->add_option("--format", args->format, "pprof (default), folded or json (report --json with call chains)");
-  cmd->add_option("--folded-weight", args->folded_weight, "Folded stack weight: samples (default) or period");
+  cmd->add_option("-o,--output", args->output, "Output file (pprof: required; others: default stdout, or -)");
+  cmd->add_option("--format", args->format, "pprof (default), folded, speedscope, firefox or json");
+  cmd->add_option("--folded-weight", args->folded_weight, "Folded and speedscope weight: samples (default) or period");
   cmd->add_option("--time", o.time,
                   "Only samples in these times: START,END (seconds; several separated by spaces) or percent "
                   "slices of the recording (10%/2, 0%-10%,30%-40%)")

@@ -39,8 +39,9 @@ Result<std::unique_ptr<Export>> Export::Create(PerfFile* file, const ExportOptio
   so.keep_root_side = false;  // beyond --max-stack the leaf side stays, as report's callee order
   so.adjust_return_addresses = options.adjust_return_addresses;
   // Flat files: samples summed per key between model changes (no times: the
-  // profile's time comes from HEADER_SAMPLE_TIME then).
-  so.coalesce = !chains;
+  // profile's time comes from HEADER_SAMPLE_TIME then). The Firefox Profiler's
+  // timeline needs every sample's time.
+  so.coalesce = !chains && options.format != ExportFormat::kFirefox;
   so.use_threads = options.use_threads;
   // The pprof consumer finds each new frame's map in the Machine: on the resolving thread.
   so.consumer_thread = false;
@@ -48,6 +49,12 @@ Result<std::unique_ptr<Export>> Export::Create(PerfFile* file, const ExportOptio
   if (options.format == ExportFormat::kPprof) {
     e->pprof_ = std::make_unique<PprofConsumer>(file->evsels(), &e->session_->machine());
     e->session_->AddConsumer(e->pprof_.get());
+  } else if (options.format == ExportFormat::kSpeedscope) {
+    e->speedscope_ = std::make_unique<SpeedscopeConsumer>(file->evsels(), options.folded_weight_period);
+    e->session_->AddConsumer(e->speedscope_.get());
+  } else if (options.format == ExportFormat::kFirefox) {
+    e->firefox_ = std::make_unique<FirefoxConsumer>(file->evsels());
+    e->session_->AddConsumer(e->firefox_.get());
   } else {
     e->folded_ = std::make_unique<FoldedConsumer>(options.folded_weight_period);
     e->session_->AddConsumer(e->folded_.get());
@@ -65,6 +72,8 @@ Result<std::string> Export::Output() {
     folded_->stacks().Print(&out);
     return out;
   }
+  if (speedscope_) return speedscope_->Serialize(file_->path());
+  if (firefox_) return firefox_->Serialize(file_->env());
   const HeaderEnv& env = file_->env();
   std::vector<std::string> comments = {fmt::format("perflens export of {}", file_->path())};
   return pprof_->Serialize(env, comments, &session_->symbolizer());

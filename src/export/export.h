@@ -1,6 +1,7 @@
 // Export: `perflens export` — one read of a perf.data file through the session, with
 // report's sample filters, into another tool's format: pprof's gzipped profile.proto
-// (export/pprof.h) or folded stacks (export/folded.h). Needs nothing from report/.
+// (export/pprof.h), folded stacks (export/folded.h), a speedscope JSON document
+// (export/speedscope.h) or a Firefox Profiler processed profile (export/firefox.h). Needs nothing from report/.
 #pragma once
 
 #include <cstdint>
@@ -9,14 +10,16 @@
 #include <vector>
 
 #include "base/result.h"
+#include "export/firefox.h"
 #include "export/folded.h"
 #include "export/pprof.h"
+#include "export/speedscope.h"
 #include "perfdata/perf_file.h"
 #include "session/session.h"
 
 namespace perflens {
 
-enum class ExportFormat { kPprof, kFolded };
+enum class ExportFormat { kPprof, kFolded, kSpeedscope, kFirefox };
 
 // What `perflens export` was asked for, with perf report's option names for the filters
 // (the same meaning as in ReportOptions).
@@ -30,7 +33,7 @@ struct ExportOptions {
   int max_stack = 127;                            // --max-stack
   bool inline_frames = true;                      // --inline / --no-inline
   bool adjust_return_addresses = true;            // --[no-]return-address-adjust
-  bool folded_weight_period = false;              // folded: weights are periods, not samples
+  bool folded_weight_period = false;              // folded, speedscope: weights are periods, not samples
   SymbolizeOptions symbolize;
   bool use_threads = true;
   SessionProgressFn progress;  // Session::Run's progress calls (SessionOptions::progress)
@@ -44,11 +47,15 @@ class Export {
   // Reads every record (Session::Run).
   Status Process();
   // The output file's bytes: the gzipped profile (with source lines: DWARF is read
-  // here, after the read), or the folded lines.
+  // here, after the read), the folded lines, the speedscope or Firefox Profiler JSON.
   Result<std::string> Output();
   const ReadStats& read_stats() const { return session_->read_stats(); }
-  // The pprof consumer (its totals), nullptr for the folded format.
+  // The pprof consumer (its totals), nullptr for the other formats.
   const PprofConsumer* pprof() const { return pprof_.get(); }
+  // The speedscope consumer (its total weight), nullptr for the other formats.
+  const SpeedscopeConsumer* speedscope() const { return speedscope_.get(); }
+  // The Firefox Profiler consumer (its sample count), nullptr for the other formats.
+  const FirefoxConsumer* firefox() const { return firefox_.get(); }
   // What could not be resolved, for stderr (Session::ProblemLines and the Symbolizer's).
   std::vector<std::string> SummaryLines() const;
 
@@ -59,6 +66,8 @@ class Export {
   std::unique_ptr<Session> session_;
   std::unique_ptr<PprofConsumer> pprof_;
   std::unique_ptr<FoldedConsumer> folded_;
+  std::unique_ptr<SpeedscopeConsumer> speedscope_;
+  std::unique_ptr<FirefoxConsumer> firefox_;
 };
 
 }  // namespace perflens

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <libdeflate.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <string>
@@ -84,25 +85,135 @@ inline void CheckPprof(const std::string& gz, const PprofConsumer& c, size_t nr_
   }
 }
 
+// The speedscope document read back: it parses as JSON (strict UTF-8), every sample's
+// frame indexes are in the frame table, each profile's weights add up to its endValue
+// and all of them to what the consumer took (sums wrap alike).
+inline void CheckSpeedscopeDoc(const std::string& text, uint64_t total_weight, Invariants* inv) {
+  const nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
+  if (!inv->Expect(!doc.is_discarded() && doc.is_object(), "speedscope export: not JSON")) return;
+  if (!inv->Expect(doc.contains("shared") && doc["shared"].contains("frames") && doc.contains("profiles") &&
+                       doc["shared"]["frames"].is_array() && doc["profiles"].is_array(),
+                   "speedscope export without shared.frames or profiles"))
+    return;
+  const size_t nr_frames = doc["shared"]["frames"].size();
+  for (const auto& f : doc["shared"]["frames"])
+    if (!inv->Expect(f.contains("name") && f["name"].is_string(), "speedscope frame without a name")) return;
+  uint64_t total = 0;
+  for (const auto& p : doc["profiles"]) {
+    const auto& samples = p["samples"];
+    const auto& weights = p["weights"];
+    if (!inv->Expect(samples.is_array() && weights.is_array() && samples.size() == weights.size(),
+                     "speedscope profile: samples and weights differ in length"))
+      return;
+    uint64_t sum = 0;
+    for (size_t i = 0; i < samples.size(); ++i) {
+      if (!inv->Expect(samples[i].is_array() && !samples[i].empty() && weights[i].is_number_unsigned(),
+                       "speedscope sample {}: no stack or weight", i))
+        return;
+      for (const auto& f : samples[i])
+        if (!inv->Expect(f.is_number_unsigned() && f.get<uint64_t>() < nr_frames, "speedscope frame index out of range"))
+          return;
+      sum += weights[i].get<uint64_t>();
+    }
+    if (!inv->Expect(p["endValue"].is_number_unsigned() && p["endValue"].get<uint64_t>() == sum,
+                     "speedscope endValue is not the sum of the weights {}", sum))
+      return;
+    total += sum;
+  }
+  inv->Expect(total == total_weight, "speedscope weights {}, the consumer took {}", total, total_weight);
+}
+
+// The Firefox Profiler profile read back: it parses as JSON, every thread table's
+// columns have `length` entries, every index is in range (stack prefix below its own
+// index), sample times do not go back, and the samples are those the consumer took.
+inline void CheckFirefoxDoc(const std::string& text, uint64_t nr_samples, Invariants* inv) {
+  const nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
+  if (!inv->Expect(!doc.is_discarded() && doc.is_object() && doc.contains("threads") && doc["threads"].is_array(),
+                   "firefox export: not JSON with threads"))
+    return;
+  uint64_t total = 0;
+  for (const auto& t : doc["threads"]) {
+    for (const char* table : {"samples", "stackTable", "frameTable", "funcTable", "resourceTable", "markers"}) {
+      if (!inv->Expect(t.contains(table) && t[table].contains("length"), "firefox thread without {}", table)) return;
+      const size_t n = t[table]["length"].get<size_t>();
+      for (const auto& [column, values] : t[table].items())
+        if (values.is_array() && !inv->Expect(values.size() == n, "firefox {}.{}: {} entries, length {}", table, column,
+                                               values.size(), n))
+          return;
+    }
+    const size_t nr_strings = t["stringArray"].size(), nr_stacks = t["stackTable"]["length"].get<size_t>(),
+                 nr_frames = t["frameTable"]["length"].get<size_t>(), nr_funcs = t["funcTable"]["length"].get<size_t>();
+    for (size_t i = 0; i < nr_stacks; ++i) {
+      const auto& prefix = t["stackTable"]["prefix"][i];
+      if (!inv->Expect(prefix.is_null() || prefix.get<size_t>() < i, "firefox stack {}: prefix not below it", i) ||
+          !inv->Expect(t["stackTable"]["frame"][i].get<size_t>() < nr_frames, "firefox stack {}: frame out of range", i))
+        return;
+    }
+    for (size_t i = 0; i < nr_frames; ++i)
+      if (!inv->Expect(t["frameTable"]["func"][i].get<size_t>() < nr_funcs, "firefox frame {}: func out of range", i))
+        return;
+    for (size_t i = 0; i < nr_funcs; ++i)
+      if (!inv->Expect(t["funcTable"]["name"][i].get<size_t>() < nr_strings, "firefox func {}: name out of range", i))
+        return;
+    const auto& samples = t["samples"];
+    double last = 0;
+    for (size_t i = 0; i < samples["length"].get<size_t>(); ++i) {
+      const auto& stack = samples["stack"][i];
+      const double time = samples["time"][i].get<double>();
+      if (!inv->Expect(stack.is_number_unsigned() && stack.get<size_t>() < nr_stacks, "firefox sample {}: bad stack", i) ||
+          !inv->Expect(i == 0 || time >= last, "firefox sample {}: time {} before {}", i, time, last))
+        return;
+      last = time;
+      total += samples["weight"].is_null() ? 1 : samples["weight"][i].get<uint64_t>();
+    }
+  }
+  inv->Expect(total == nr_samples, "firefox samples {}, the consumer took {}", total, nr_samples);
+}
+
+// The checks above with a value of the wrong type (nlohmann's type_error) as a failure.
+inline void CheckSpeedscope(const std::string& text, uint64_t total_weight, Invariants* inv) {
+  try {
+    CheckSpeedscopeDoc(text, total_weight, inv);
+  } catch (const nlohmann::json::exception& e) {
+    inv->Expect(false, "speedscope export: {}", e.what());
+  }
+}
+inline void CheckFirefox(const std::string& text, uint64_t nr_samples, Invariants* inv) {
+  try {
+    CheckFirefoxDoc(text, nr_samples, inv);
+  } catch (const nlohmann::json::exception& e) {
+    inv->Expect(false, "firefox export: {}", e.what());
+  }
+}
+
 // perflens export of the input: pprof (read back and checked, CheckPprof), or folded
-// stacks for odd sizes (sorted unique lines whose weights add up to the samples).
+// stacks for odd sizes (no control bytes); with size bit 2 also a JSON export, parsed
+// back: speedscope (CheckSpeedscope) without bit 3, Firefox (CheckFirefox) with it.
 inline int FuzzExport(const uint8_t* data, size_t size) {
   Invariants inv;
-  auto f = FuzzOpen(data, size);
-  if (!f) return 0;
-  ExportOptions o;
-  o.symbolize = FuzzReportOptions().symbolize;
-  o.format = (size & 1) ? ExportFormat::kFolded : ExportFormat::kPprof;
-  o.inline_frames = (size & 2) == 0;
-  auto ex = Export::Create(f.get(), o);
-  if (!ex.ok() || !(*ex)->Process().ok()) return 0;
-  auto out = (*ex)->Output();
-  if (!out.ok()) return 0;
-  if (o.format == ExportFormat::kFolded) {
-    CheckNoControlBytes("export --format folded", *out, false, &inv);
-  } else if (const PprofConsumer* c = (*ex)->pprof()) {
-    CheckPprof(*out, *c, f->evsels().size(), &inv);
-  }
+  auto run = [&](ExportFormat format) {
+    auto f = FuzzOpen(data, size);
+    if (!f) return;
+    ExportOptions o;
+    o.symbolize = FuzzReportOptions().symbolize;
+    o.format = format;
+    o.inline_frames = (size & 2) == 0;
+    auto ex = Export::Create(f.get(), o);
+    if (!ex.ok() || !(*ex)->Process().ok()) return;
+    auto out = (*ex)->Output();
+    if (!out.ok()) return;
+    if (format == ExportFormat::kFolded) {
+      CheckNoControlBytes("export --format folded", *out, false, &inv);
+    } else if (const PprofConsumer* c = (*ex)->pprof()) {
+      CheckPprof(*out, *c, f->evsels().size(), &inv);
+    } else if (const SpeedscopeConsumer* c = (*ex)->speedscope()) {
+      CheckSpeedscope(*out, c->total_weight(), &inv);
+    } else if (const FirefoxConsumer* c = (*ex)->firefox()) {
+      CheckFirefox(*out, c->nr_samples(), &inv);
+    }
+  };
+  run((size & 1) ? ExportFormat::kFolded : ExportFormat::kPprof);
+  if (size & 4) run((size & 8) ? ExportFormat::kFirefox : ExportFormat::kSpeedscope);
   return inv.Finish();
 }
 

@@ -203,5 +203,50 @@ TEST(FuzzRegressionTest, OutputChecksRejectBrokenOutput) {
   EXPECT_FALSE(fails([&](auto* inv) { fuzz::CheckNoControlBytes("t", "a\tb\n", true, inv); }));
 }
 
+// The JSON export checks (fuzz_export.h) reject what they are meant to catch.
+TEST(FuzzRegressionTest, ExportJsonChecksRejectBrokenOutput) {
+  auto fails = [](auto&& check) {
+    fuzz::Invariants inv;
+    check(&inv);
+    return !inv.ok() && inv.Finish() == 1 && !fuzz::LastFailure().empty();
+  };
+  const std::string ss =
+      R"({"shared":{"frames":[{"name":"main"},{"name":"hot"}]},"profiles":[)"
+      R"({"type":"sampled","samples":[[0,1],[0]],"weights":[2,1],"endValue":3}]})";
+  EXPECT_FALSE(fails([&](auto* inv) { fuzz::CheckSpeedscope(ss, 3, inv); }));
+  EXPECT_TRUE(fails([&](auto* inv) { fuzz::CheckSpeedscope(ss, 4, inv); }));  // total
+  std::string range = ss;
+  range.replace(range.find("[0,1]"), 5, "[0,2]");
+  EXPECT_TRUE(fails([&](auto* inv) { fuzz::CheckSpeedscope(range, 3, inv); }));
+  std::string end = ss;
+  end.replace(end.find(R"("endValue":3)"), 12, R"("endValue":4)");
+  EXPECT_TRUE(fails([&](auto* inv) { fuzz::CheckSpeedscope(end, 3, inv); }));
+  std::string utf8 = ss;
+  utf8.replace(utf8.find("hot"), 3, "h\xff");
+  EXPECT_TRUE(fails([&](auto* inv) { fuzz::CheckSpeedscope(utf8, 3, inv); }));
+  EXPECT_TRUE(fails([&](auto* inv) { fuzz::CheckSpeedscope(R"({"shared":{"frames":[{"name":1}]},"profiles":[]})", 0, inv); }));
+
+  const std::string ff =
+      R"({"threads":[{"stringArray":["main","hot"],)"
+      R"("samples":{"length":2,"stack":[1,0],"time":[0,1.5],"weight":null},)"
+      R"("stackTable":{"length":2,"prefix":[null,0],"frame":[0,1]},)"
+      R"("frameTable":{"length":2,"func":[0,1]},"funcTable":{"length":2,"name":[0,1]},)"
+      R"("resourceTable":{"length":0,"lib":[]},"markers":{"length":0,"data":[]}}]})";
+  EXPECT_FALSE(fails([&](auto* inv) { fuzz::CheckFirefox(ff, 2, inv); }));
+  EXPECT_TRUE(fails([&](auto* inv) { fuzz::CheckFirefox(ff, 3, inv); }));  // total
+  auto broken = [&](std::string_view from, std::string_view to) {
+    std::string t = ff;
+    t.replace(t.find(from), from.size(), to);
+    return fails([&](auto* inv) { fuzz::CheckFirefox(t, 2, inv); });
+  };
+  EXPECT_TRUE(broken(R"("prefix":[null,0])", R"("prefix":[null,1])"));  // prefix not below
+  EXPECT_TRUE(broken(R"("frame":[0,1])", R"("frame":[0,2])"));
+  EXPECT_TRUE(broken(R"("func":[0,1])", R"("func":[0,5])"));
+  EXPECT_TRUE(broken(R"("name":[0,1])", R"("name":[0,2])"));
+  EXPECT_TRUE(broken(R"("time":[0,1.5])", R"("time":[2,1.5])"));  // time going back
+  EXPECT_TRUE(broken(R"("stack":[1,0])", R"("stack":[1])"));       // column too short
+  EXPECT_TRUE(broken(R"("stack":[1,0])", R"("stack":[1,"x"])"));   // not a number
+}
+
 }  // namespace
 }  // namespace perflens

@@ -239,9 +239,10 @@ TEST_P(ExportPprof, Errors) {
   CommandResult r = Perflens("export");
   EXPECT_EQ(r.exit_code, 129);
   EXPECT_NE(r.err.find("-o FILE is needed for pprof"), std::string::npos) << r.err;
-  r = Perflens("export --format svg -o x");
+  r = Perflens("export --format flame -o x");
   EXPECT_EQ(r.exit_code, 129);
-  EXPECT_NE(r.err.find("--format is pprof, folded or json, not 'svg'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--format is pprof, folded, speedscope, firefox or json, not 'flame'"), std::string::npos)
+      << r.err;
   r = Perflens("export -o " + ShellQuote(dir_ + "/no/such/dir/p.pb.gz"));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("cannot create"), std::string::npos) << r.err;
