@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "export/export.h"
 #include "perfdata/perf_file.h"
 
 namespace perflens {
@@ -19,9 +20,15 @@ CommandRunner RegisterScriptCommand(CLI::App* app, ReaderOptions* reader);
 CommandRunner RegisterAnnotateCommand(CLI::App* app, ReaderOptions* reader);
 // `perflens archive` (perf archive): the files the samples need, as a build-id cache.
 CommandRunner RegisterArchiveCommand(CLI::App* app, ReaderOptions* reader);
-// `perflens export`: the samples as a pprof profile, folded stacks, a speedscope document
-// or a Firefox Profiler profile (export/export.h).
+// `perflens export`: the samples as a pprof profile, folded stacks, a speedscope document,
+// a Firefox Profiler profile or an HTML viewer (export/export.h).
 CommandRunner RegisterExportCommand(CLI::App* app, ReaderOptions* reader);
+// The export's run after its options are checked: reads `input`, writes `output`
+// ("-": stdout) and returns the exit status. `perflens report --html FILE` runs it too,
+// with report's filters in `options`. The HTML format prints the file's size on stderr
+// unless `quiet`.
+int RunExportToFile(const std::string& input, const ReaderOptions& reader, ExportOptions& options,
+                    const std::string& output, bool quiet);
 // `perflens diff` (perf diff --stdio): rows of two or more recordings paired by name.
 CommandRunner RegisterDiffCommand(CLI::App* app, ReaderOptions* reader);
 

@@ -1,6 +1,7 @@
 // `perflens export`: the samples in another tool's format — pprof's gzipped
 // profile.proto, folded stacks, a speedscope document, a Firefox Profiler processed
-// profile or report's JSON with call chains — with perf report's filters.
+// profile, report's JSON with call chains or a self-contained HTML viewer — with perf
+// report's filters.
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -88,8 +89,10 @@ int RunExport(ExportArgs& a) {
     o.format = ExportFormat::kSpeedscope;
   } else if (a.format == "firefox") {
     o.format = ExportFormat::kFirefox;
+  } else if (a.format == "html") {
+    o.format = ExportFormat::kHtml;
   } else if (!json) {
-    PrintError(fmt::format("export: --format is pprof, folded, speedscope, firefox or json, not '{}'", a.format));
+    PrintError(fmt::format("export: --format is pprof, folded, speedscope, firefox, json or html, not '{}'", a.format));
     return kExitUsage;
   }
   if (a.folded_weight != "samples" && a.folded_weight != "period") {
@@ -100,6 +103,10 @@ int RunExport(ExportArgs& a) {
   if (a.output.empty()) {
     if (!json && o.format == ExportFormat::kPprof) {
       PrintError("export: -o FILE is needed for pprof (a gzipped profile.proto)");
+      return kExitUsage;
+    }
+    if (o.format == ExportFormat::kHtml) {
+      PrintError("export: -o FILE is needed for html");
       return kExitUsage;
     }
     a.output = "-";
@@ -115,13 +122,26 @@ int RunExport(ExportArgs& a) {
     PrintError("--tid takes comma-separated thread ids");
     return 1;
   }
+  if (!json) return RunExportToFile(a.input, *a.reader, o, a.output, a.quiet);
   auto file = OpenInput(a.input, *a.reader);
   if (!file) {
     PrintError(file.error().message);
     return kExitInputError;
   }
   o.progress = StderrProgress(a.quiet);
-  if (json) return RunJsonExport(a, file->get());
+  return RunJsonExport(a, file->get());
+}
+
+}  // namespace
+
+int RunExportToFile(const std::string& input, const ReaderOptions& reader, ExportOptions& o,
+                    const std::string& output, bool quiet) {
+  auto file = OpenInput(input, reader);
+  if (!file) {
+    PrintError(file.error().message);
+    return kExitInputError;
+  }
+  o.progress = StderrProgress(quiet);
   auto exp = Export::Create(file->get(), o);
   if (!exp) {
     PrintError(exp.error().message);
@@ -137,16 +157,17 @@ int RunExport(ExportArgs& a) {
     PrintError(bytes.error().message);
     return 1;
   }
-  st = WriteOutput(a.output, *bytes);
+  st = WriteOutput(output, *bytes);
   if (!st) {
     PrintError(st.error().message);
     return 1;
   }
-  PrintReadProblems((*exp)->read_stats(), (*exp)->SummaryLines(), a.quiet);
+  if (const HtmlConsumer* html = (*exp)->html(); html && !quiet)
+    fmt::print(stderr, "perflens: wrote {} ({} bytes: {} samples, {} stacks, {} frames); open it in any browser\n",
+               output, bytes->size(), html->total_samples(), html->nr_stacks(), html->nr_frames());
+  PrintReadProblems((*exp)->read_stats(), (*exp)->SummaryLines(), quiet);
   return 0;
 }
-
-}  // namespace
 
 CommandRunner RegisterExportCommand(CLI::App* app, ReaderOptions* reader) {
   auto args = std::make_shared<ExportArgs>();
@@ -154,11 +175,12 @@ CommandRunner RegisterExportCommand(CLI::App* app, ReaderOptions* reader) {
   CLI::App* cmd = app->add_subcommand(
       "export",
       "Write the samples for another tool: pprof (gzipped profile.proto), folded stacks, speedscope (JSON), "
-      "firefox (Firefox Profiler processed profile, JSON) or json (report --json with call chains)");
+      "firefox (Firefox Profiler processed profile, JSON), json (report --json with call chains) or html (one "
+      "self-contained HTML viewer: flame graph, trees; no network needed)");
   ExportOptions& o = args->options;
   cmd->add_option("-i,--input", args->input, "Input file (default ./perf.data; - for stdin)");
-  cmd->add_option("-o,--output", args->output, "Output file (pprof: required; others: default stdout, or -)");
-  cmd->add_option("--format", args->format, "pprof (default), folded, speedscope, firefox or json");
+  cmd->add_option("-o,--output", args->output, "Output file (pprof, html: required; others: default stdout, or -)");
+  cmd->add_option("--format", args->format, "pprof (default), folded, speedscope, firefox, json or html");
   cmd->add_option("--folded-weight", args->folded_weight, "Folded and speedscope weight: samples (default) or period");
   cmd->add_option("--time", o.time,
                   "Only samples in these times: START,END (seconds; several separated by spaces) or percent "

@@ -71,8 +71,32 @@ struct ReportArgs {
   bool show_info = false;        // -I/--show-info: the header with every feature in full
   bool stats = false;            // --stats: `perflens stats`
   bool dump_raw_trace = false;   // -D/--dump-raw-trace: `perflens dump`
+  std::string html;              // --html FILE: `perflens export --format html -o FILE`
   ReportOptions options;
 };
+
+// --html FILE: the export's HTML viewer with report's filters instead of the text
+// report. Filtered samples are left out of it (the text report counts them in its
+// totals), as in `perflens export`.
+int RunReportHtml(ReportArgs& a, const ReaderOptions& reader) {
+  const ReportOptions& r = a.options;
+  ExportOptions o;
+  o.format = ExportFormat::kHtml;
+  o.comms = r.comms;
+  o.dsos = r.dsos;
+  o.symbols = r.symbols;
+  o.pids = r.pids;
+  o.tids = r.tids;
+  o.time = r.time;
+  o.cpu_list = r.cpu_list;
+  o.hide_unresolved = r.hide_unresolved;
+  o.max_stack = r.max_stack;
+  o.inline_frames = r.inline_frames;
+  o.adjust_return_addresses = r.adjust_return_addresses;
+  o.symbolize = r.symbolize;
+  o.use_threads = r.use_threads;
+  return RunExportToFile(a.input, reader, o, a.html, a.quiet);
+}
 
 int RunReport(ReportArgs& a, const ReaderOptions& reader) {
   ReportOptions& o = a.options;
@@ -135,6 +159,7 @@ int RunReport(ReportArgs& a, const ReaderOptions& reader) {
   o.symbols = SplitCommas(a.symbols);
   if (!ParseIds(a.pids, &o.pids)) return Fail(Error{"--pid takes comma-separated process ids"});
   if (!ParseIds(a.tids, &o.tids)) return Fail(Error{"--tid takes comma-separated thread ids"});
+  if (!a.html.empty()) return RunReportHtml(a, reader);
   auto file = OpenInput(a.input, reader);
   if (!file) return FailInput(file.error());
   if (a.header_only) {
@@ -258,6 +283,9 @@ int main(int argc, char** argv) {
   report->add_flag("--stats", ra.stats, "Record counts only (perflens stats)");
   report->add_flag("-D,--dump-raw-trace", ra.dump_raw_trace, "One line per record (perflens dump)");
   report->add_flag("--json", ra.json, "JSON output with raw numbers");
+  report->add_option("--html", ra.html,
+                     "Write FILE, one self-contained HTML viewer (flame graph, trees, search; no network needed) "
+                     "of the samples the filters keep, instead of the text report");
   report->add_option("--format", ra.options.format, "stdio or json");
   AddListOption(report, "-c,--comms", &ra.comms, "Only these comms");
   AddListOption(report, "-d,--dsos", &ra.dsos, "Only these DSOs");
@@ -302,7 +330,7 @@ int main(int argc, char** argv) {
   if (std::optional<int> status = ParseCommandLine(&app, argc, argv)) return *status;
   // perf pages report (and its --header-only, -D, --stats) unless it reads a pipe,
   // script, annotate and buildid-list; perf archive is a shell script.
-  WantPager(*report ? ra.input != "-"
+  WantPager(*report ? ra.input != "-" && ra.html.empty()
             : *header ? header_input != "-"
             : *dump ? dump_input != "-"
             : *stats ? stats_input != "-"

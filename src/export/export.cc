@@ -55,6 +55,9 @@ Result<std::unique_ptr<Export>> Export::Create(PerfFile* file, const ExportOptio
   } else if (options.format == ExportFormat::kFirefox) {
     e->firefox_ = std::make_unique<FirefoxConsumer>(file->evsels());
     e->session_->AddConsumer(e->firefox_.get());
+  } else if (options.format == ExportFormat::kHtml) {
+    e->html_ = std::make_unique<HtmlConsumer>(file->evsels());
+    e->session_->AddConsumer(e->html_.get());
   } else {
     e->folded_ = std::make_unique<FoldedConsumer>(options.folded_weight_period);
     e->session_->AddConsumer(e->folded_.get());
@@ -74,6 +77,11 @@ Result<std::string> Export::Output() {
   }
   if (speedscope_) return speedscope_->Serialize(file_->path());
   if (firefox_) return firefox_->Serialize(file_->env());
+  if (html_) {
+    std::string json;
+    html_->AppendJson(file_->path(), &json);
+    return RenderHtmlReport(json, fmt::format("perflens: {}", file_->path()));
+  }
   const HeaderEnv& env = file_->env();
   std::vector<std::string> comments = {fmt::format("perflens export of {}", file_->path())};
   return pprof_->Serialize(env, comments, &session_->symbolizer());

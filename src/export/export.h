@@ -1,7 +1,8 @@
 // Export: `perflens export` — one read of a perf.data file through the session, with
 // report's sample filters, into another tool's format: pprof's gzipped profile.proto
 // (export/pprof.h), folded stacks (export/folded.h), a speedscope JSON document
-// (export/speedscope.h) or a Firefox Profiler processed profile (export/firefox.h). Needs nothing from report/.
+// (export/speedscope.h), a Firefox Profiler processed profile (export/firefox.h) or one
+// self-contained HTML viewer (export/html.h). Needs nothing from report/.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +13,7 @@
 #include "base/result.h"
 #include "export/firefox.h"
 #include "export/folded.h"
+#include "export/html.h"
 #include "export/pprof.h"
 #include "export/speedscope.h"
 #include "perfdata/perf_file.h"
@@ -19,7 +21,7 @@
 
 namespace perflens {
 
-enum class ExportFormat { kPprof, kFolded, kSpeedscope, kFirefox };
+enum class ExportFormat { kPprof, kFolded, kSpeedscope, kFirefox, kHtml };
 
 // What `perflens export` was asked for, with perf report's option names for the filters
 // (the same meaning as in ReportOptions).
@@ -47,9 +49,12 @@ class Export {
   // Reads every record (Session::Run).
   Status Process();
   // The output file's bytes: the gzipped profile (with source lines: DWARF is read
-  // here, after the read), the folded lines, the speedscope or Firefox Profiler JSON.
+  // here, after the read), the folded lines, the speedscope or Firefox Profiler JSON,
+  // or the HTML page.
   Result<std::string> Output();
   const ReadStats& read_stats() const { return session_->read_stats(); }
+  // The HTML consumer (its sizes), nullptr for the other formats.
+  const HtmlConsumer* html() const { return html_.get(); }
   // The pprof consumer (its totals), nullptr for the other formats.
   const PprofConsumer* pprof() const { return pprof_.get(); }
   // The speedscope consumer (its total weight), nullptr for the other formats.
@@ -68,6 +73,7 @@ class Export {
   std::unique_ptr<FoldedConsumer> folded_;
   std::unique_ptr<SpeedscopeConsumer> speedscope_;
   std::unique_ptr<FirefoxConsumer> firefox_;
+  std::unique_ptr<HtmlConsumer> html_;
 };
 
 }  // namespace perflens

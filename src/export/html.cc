@@ -1,0 +1,185 @@
+#include "export/html.h"
+
+#include <algorithm>
+#include <iterator>
+
+#include <fmt/format.h>
+
+#include "export/html_viewer.h"
+#include "session/dso_name.h"
+
+namespace perflens {
+namespace {
+
+// A JSON string, safe inside <script>: '<', '>', '&' and control bytes as \u00XX.
+void AppendJsonString(std::string_view s, std::string* out) {
+  out->push_back('"');
+  for (char c : s) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out->push_back('\\');
+      out->push_back(c);
+    } else if (u < 0x20 || c == '<' || c == '>' || c == '&') {
+      fmt::format_to(std::back_inserter(*out), "\\u{:04x}", u);
+    } else {
+      out->push_back(c);
+    }
+  }
+  out->push_back('"');
+}
+
+void AppendHtmlEscaped(std::string_view s, std::string* out) {
+  for (char c : s) {
+    switch (c) {
+      case '<': out->append("&lt;"); break;
+      case '>': out->append("&gt;"); break;
+      case '&': out->append("&amp;"); break;
+      case '"': out->append("&quot;"); break;
+      default: out->push_back(c);
+    }
+  }
+}
+
+}  // namespace
+
+HtmlConsumer::HtmlConsumer(const std::vector<Evsel>& evsels) : totals_(evsels.size(), 0) {
+  for (const Evsel& ev : evsels) evsel_names_.push_back(ev.name);
+}
+
+uint32_t HtmlConsumer::NameOf(std::string_view name) {
+  auto [it, added] = name_ids_.try_emplace(std::string(name), static_cast<uint32_t>(names_.size()));
+  if (added) names_.emplace_back(name);
+  return it->second;
+}
+
+uint32_t HtmlConsumer::FrameOf(const AddrLocation& al) {
+  const bool kernel = al.dso && al.dso->is_kernel();
+  const FrameKey key{al.sym ? static_cast<const void*>(al.sym) : nullptr, al.dso};
+  if (auto found = frame_cache_.find(key); found != frame_cache_.end()) return found->second;
+  std::string_view dso_name = ScriptDsoName(al.dso, &scratch_);
+  std::string name;
+  if (al.sym) {
+    name = al.sym->name;
+  } else if (al.dso) {
+    std::string_view base = dso_name;
+    const size_t slash = base.rfind('/');
+    if (slash != std::string_view::npos) base.remove_prefix(slash + 1);
+    name = fmt::format("[{}]", base);
+  } else {
+    name = "[unknown]";
+  }
+  const uint32_t dso_id = NameOf(dso_name);
+  const uint32_t name_id = NameOf(name);
+  const uint64_t id_key = static_cast<uint64_t>(name_id) << 32 | dso_id;
+  auto [it, added] = frame_ids_.try_emplace(id_key, static_cast<uint32_t>(frames_.size() / 3));
+  if (added) frames_.insert(frames_.end(), {name_id, dso_id, kernel ? 1u : 0u});
+  frame_cache_.emplace(key, it->second);
+  return it->second;
+}
+
+uint32_t HtmlConsumer::StackOf(int64_t parent, uint32_t frame) {
+  const uint64_t key = static_cast<uint64_t>(parent + 1) << 32 | frame;
+  auto [it, added] = stack_ids_.try_emplace(key, static_cast<uint32_t>(stacks_.size() / 2));
+  if (added) stacks_.insert(stacks_.end(), {parent, static_cast<int64_t>(frame)});
+  return it->second;
+}
+
+void HtmlConsumer::OnSample(const ResolvedSample& s) {
+  int64_t stack = -1;
+  if (s.has_callchain && !s.callchain.empty()) {
+    for (auto it = s.callchain.rbegin(); it != s.callchain.rend(); ++it) stack = StackOf(stack, FrameOf(it->al));
+  } else {
+    stack = StackOf(-1, FrameOf(s.location));
+  }
+  const ThreadKey tk{s.pid, s.tid, s.comm};
+  auto [t, t_added] = thread_ids_.try_emplace(tk, static_cast<uint32_t>(threads_.size()));
+  if (t_added) threads_.push_back(tk);
+  const uint64_t series_key = static_cast<uint64_t>(t->second) << 16 | s.evsel;
+  auto [se, se_added] = series_ids_.try_emplace(series_key, static_cast<uint32_t>(series_.size()));
+  if (se_added) series_.push_back({t->second, s.evsel, {}});
+  series_[se->second].counts[static_cast<uint32_t>(stack)] += s.nr_samples;
+  if (s.evsel < totals_.size()) totals_[s.evsel] += s.nr_samples;
+}
+
+uint64_t HtmlConsumer::total_samples() const {
+  uint64_t total = 0;
+  for (uint64_t t : totals_) total += t;
+  return total;
+}
+
+void HtmlConsumer::AppendJson(std::string_view source, std::string* out) const {
+  auto inserter = std::back_inserter(*out);
+  out->append("{\"version\":1,\"source\":");
+  AppendJsonString(source, out);
+  out->append(",\n\"names\":[");
+  for (size_t i = 0; i < names_.size(); ++i) {
+    if (i) out->push_back(',');
+    AppendJsonString(names_[i], out);
+  }
+  out->append("],\n\"frames\":[");
+  for (size_t i = 0; i < frames_.size(); ++i) fmt::format_to(inserter, "{}{}", i ? "," : "", frames_[i]);
+  out->append("],\n\"stacks\":[");
+  for (size_t i = 0; i < stacks_.size(); ++i) fmt::format_to(inserter, "{}{}", i ? "," : "", stacks_[i]);
+  out->append("],\n\"threads\":[");
+  for (size_t i = 0; i < threads_.size(); ++i) {
+    fmt::format_to(inserter, "{}{},{},", i ? "," : "", threads_[i].pid, threads_[i].tid);
+    AppendJsonString(threads_[i].comm ? *threads_[i].comm : std::string_view(":unknown"), out);
+  }
+  out->append("],\n\"events\":[");
+  for (size_t i = 0; i < evsel_names_.size(); ++i) {
+    if (i) out->push_back(',');
+    AppendJsonString(evsel_names_[i], out);
+  }
+  out->append("],\n\"counts\":[");
+  for (size_t i = 0; i < series_.size(); ++i) {
+    const Series& se = series_[i];
+    fmt::format_to(inserter, "{}\n[{},{},[", i ? "," : "", se.thread, se.event);
+    // Stack order: the output does not depend on the hash map's.
+    std::vector<std::pair<uint32_t, uint64_t>> sorted(se.counts.begin(), se.counts.end());
+    std::sort(sorted.begin(), sorted.end());
+    for (size_t j = 0; j < sorted.size(); ++j)
+      fmt::format_to(inserter, "{}{},{}", j ? "," : "", sorted[j].first, sorted[j].second);
+    out->append("]]");
+  }
+  out->append("],\n\"totals\":[");
+  for (size_t i = 0; i < totals_.size(); ++i) fmt::format_to(inserter, "{}{}", i ? "," : "", totals_[i]);
+  out->append("]}\n");
+}
+
+std::string RenderHtmlReport(std::string_view json, std::string_view title) {
+  std::string escaped_title;
+  AppendHtmlEscaped(title, &escaped_title);
+  // The template's markers, each replaced once, in one pass over the template only:
+  // nothing in a replacement is ever read as a marker.
+  const std::pair<std::string_view, std::string_view> kMarkers[] = {
+      {"/*PERFLENS_TITLE*/", escaped_title},
+      {"/*PERFLENS_CSS*/", HtmlViewerCss()},
+      {"/*PERFLENS_JS*/", HtmlViewerJs()},
+      {"/*PERFLENS_DATA*/", json},
+  };
+  const std::string_view page = HtmlViewerTemplate();
+  std::string out;
+  out.reserve(page.size() + json.size() + HtmlViewerCss().size() + HtmlViewerJs().size());
+  size_t at = 0;
+  while (at < page.size()) {
+    size_t next = std::string_view::npos;
+    const std::pair<std::string_view, std::string_view>* marker = nullptr;
+    for (const auto& m : kMarkers) {
+      const size_t found = page.find(m.first, at);
+      if (found < next) {
+        next = found;
+        marker = &m;
+      }
+    }
+    if (!marker) {
+      out.append(page.substr(at));
+      break;
+    }
+    out.append(page.substr(at, next - at));
+    out.append(marker->second);
+    at = next + marker->first.size();
+  }
+  return out;
+}
+
+}  // namespace perflens

@@ -1,0 +1,108 @@
+// HTML export: a session consumer that aggregates the resolved samples into a compact
+// call-tree form, and the one self-contained HTML file (export/html/viewer.*, embedded
+// in the binary at build time) that shows it in any browser without a network: flame
+// graph and icicle, search, thread and event selectors, top-down and bottom-up trees,
+// callers and callees of a function.
+//
+// The data, a JSON object in <script type="application/json" id="perflens-data">:
+//   version   1
+//   source    the perf.data path
+//   names     string table: function names, then DSO names ("[unknown]" and such too)
+//   frames    flat [name, dso, kernel] triples: frame i is frames[3i..3i+3), name and dso
+//             index `names`, kernel is 1 for a kernel frame. Frame names are the symbol
+//             as report prints it; an unresolved frame is "[basename of its dso]" or
+//             "[unknown]", as folded stacks name them (export/folded.h).
+//   stacks    flat [parent, frame] pairs: stack i is the call path root → ... → frame of
+//             pair i, parent -1 at a root (outermost) frame; a parent always comes
+//             before its child. Example: main → work → leaf is three stacks
+//             [-1, f_main, 0, f_work, 1, f_leaf] and a sample there counts for stack 2.
+//   threads   [pid, tid, comm] triples, per (pid, tid, comm) seen
+//   events    the evsel names, in file order
+//   counts    one entry per (thread, event) with samples: [thread, event, [stack,
+//             samples, stack, samples, ...]] — samples aggregated per leaf stack, never
+//             one entry per sample
+//   totals    per event, the samples exported
+// Samples are counted (nr_samples of a summed one), not weighted by period. A sample
+// without callchain (or with an empty one) counts for the stack of its own location.
+// Source lines are not carried: ResolvedSample frames hold no srcline, and reading DWARF
+// for every frame would cost what pprof's export costs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "perfdata/evlist.h"
+#include "session/session.h"
+
+namespace perflens {
+
+class HtmlConsumer : public SampleConsumer {
+ public:
+  explicit HtmlConsumer(const std::vector<Evsel>& evsels);
+  void OnSample(const ResolvedSample& s) override;
+
+  // Appends the data object (above) to *out, as JSON safe inside a <script> element
+  // ('<', '>' and '&' escaped as \u003c...).
+  void AppendJson(std::string_view source, std::string* out) const;
+
+  uint64_t total_samples() const;
+  size_t nr_stacks() const { return stacks_.size() / 2; }
+  size_t nr_frames() const { return frames_.size() / 3; }
+
+ private:
+  uint32_t NameOf(std::string_view name);
+  uint32_t FrameOf(const AddrLocation& al);
+  uint32_t StackOf(int64_t parent, uint32_t frame);
+
+  std::vector<std::string> evsel_names_;
+  std::vector<std::string> names_;
+  std::unordered_map<std::string, uint32_t> name_ids_;
+  std::vector<uint32_t> frames_;  // name, dso, kernel per frame
+  // (symbol or dso, kernel) → frame: one lookup per resolved frame without building
+  // its name; (name, dso name) → frame behind it, so that two Symbols of one name in
+  // one DSO are one frame.
+  struct FrameKey {
+    const void* sym;
+    const void* dso;
+    bool operator==(const FrameKey&) const = default;
+  };
+  struct FrameKeyHash {
+    size_t operator()(const FrameKey& k) const {
+      return std::hash<const void*>{}(k.sym) * 31 + std::hash<const void*>{}(k.dso);
+    }
+  };
+  std::unordered_map<FrameKey, uint32_t, FrameKeyHash> frame_cache_;
+  std::unordered_map<uint64_t, uint32_t> frame_ids_;  // name << 32 | dso name
+  std::vector<int64_t> stacks_;                       // parent, frame per stack
+  std::unordered_map<uint64_t, uint32_t> stack_ids_;  // (parent + 1) << 32 | frame
+  struct ThreadKey {
+    uint32_t pid, tid;
+    const std::string* comm;
+    bool operator==(const ThreadKey&) const = default;
+  };
+  struct ThreadKeyHash {
+    size_t operator()(const ThreadKey& k) const {
+      return (static_cast<size_t>(k.pid) * 1000003 + k.tid) * 31 + std::hash<const void*>{}(k.comm);
+    }
+  };
+  std::unordered_map<ThreadKey, uint32_t, ThreadKeyHash> thread_ids_;
+  std::vector<ThreadKey> threads_;
+  // (thread << 16 | event) → index in series_; each series maps stack → samples.
+  std::unordered_map<uint64_t, uint32_t> series_ids_;
+  struct Series {
+    uint32_t thread, event;
+    std::unordered_map<uint32_t, uint64_t> counts;
+  };
+  std::vector<Series> series_;
+  std::vector<uint64_t> totals_;  // per event
+  std::string scratch_;
+};
+
+// The whole HTML file: the viewer with `json` (HtmlConsumer::AppendJson) embedded and
+// `title` (HTML-escaped here) as its title.
+std::string RenderHtmlReport(std::string_view json, std::string_view title);
+
+}  // namespace perflens

@@ -1,0 +1,216 @@
+#!/usr/bin/python3
+"""Opens a `perflens export --format html` file in headless Chromium (selenium 4) and
+checks the viewer against what `perflens report` said, given in an expectations JSON
+file (written by tests/scenario/html_report_test.cc):
+
+  {"total": N,                      # report's "# Samples: N"
+   "top": ["_start", ...],          # the report's top --children symbols (ties)
+   "matched": {"name": samples},    # samples whose stack holds the function
+   "self": ["name", samples],       # the report's top self symbol and its samples
+   "threads": K}                    # threads with samples (selector options - 1)
+
+Prints one "ok: ..." line per check and "screenshot: PATH"; exits 1 with "FAIL: ..."
+lines when a check fails, 2 when the browser cannot start. Waits are explicit
+(WebDriverWait on DOM state), never sleeps. No network: the page has a CSP of
+default-src 'none' and Chromium runs with a fresh profile in a temporary directory.
+"""
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+WAIT = 30  # seconds, an upper bound for each wait, not a delay
+
+failures = []
+
+
+def check(ok, what):
+    if ok:
+        print("ok: " + what)
+    else:
+        print("FAIL: " + what)
+        failures.append(what)
+
+
+def start_browser(chromium, chromedriver, profile):
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--user-data-dir=" + profile, "--window-size=1400,1000", "--no-first-run",
+                "--disable-background-networking", "--disable-extensions", "--disable-sync",
+                "--proxy-server=127.0.0.1:9", "--proxy-bypass-list=<-loopback>"):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service(executable_path=chromedriver), options=options)
+
+
+def console_errors(driver):
+    return [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]
+
+
+def frames(driver):
+    return driver.find_elements(By.CSS_SELECTOR, "#flame .frame")
+
+
+def wait_for(driver, cond, what):
+    try:
+        return WebDriverWait(driver, WAIT).until(lambda d: cond(d))
+    except Exception:
+        check(False, "timed out waiting for " + what)
+        return None
+
+
+def run(driver, args, expect):
+    driver.get("file://" + os.path.abspath(args.html))
+    wait_for(driver, lambda d: d.execute_script("return document.body.getAttribute('data-ready')") == "1",
+             "the viewer to render")
+    errors = console_errors(driver)
+    check(not errors, "no console errors at load %s" % (errors or ""))
+
+    # Totals.
+    total = driver.find_element(By.ID, "total-samples")
+    check(total.get_attribute("data-total") == str(expect["total"]),
+          "total samples %s == report's %s" % (total.get_attribute("data-total"), expect["total"]))
+    root = [f for f in frames(driver) if f.get_attribute("data-depth") == "0"]
+    check(len(root) == 1 and root[0].get_attribute("data-samples") == str(expect["total"]),
+          "root frame 'all' holds every sample")
+
+    # The root's children include the report's top symbol.
+    children = {f.get_attribute("data-name"): f for f in frames(driver) if f.get_attribute("data-depth") == "1"}
+    top = [name for name in expect["top"] if name in children]
+    check(bool(top), "root's children %s include one of the report's top symbols %s" % (sorted(children), expect["top"]))
+    if top:
+        name = top[0]
+        children[name].click()
+        wait_for(driver, lambda d: d.find_element(By.ID, "flame").get_attribute("data-root") == name, "zoom into " + name)
+        zroot = [f for f in frames(driver) if f.get_attribute("data-depth") == "0"]
+        check(len(zroot) == 1 and zroot[0].get_attribute("data-name") == name, "zoomed view's root is " + name)
+        crumbs = [c.text for c in driver.find_elements(By.CSS_SELECTOR, "#breadcrumb .crumb")]
+        check(crumbs[-1:] == [name], "breadcrumb ends with %s: %s" % (name, crumbs))
+        driver.find_element(By.ID, "reset-zoom").click()
+        wait_for(driver, lambda d: d.find_element(By.ID, "flame").get_attribute("data-root") == "all", "reset zoom")
+
+    # Search: the matched samples of each name equal the report's.
+    search = driver.find_element(By.ID, "search")
+    exact = driver.find_element(By.ID, "search-exact")
+    if not exact.is_selected():
+        exact.click()
+    for name, samples in expect["matched"].items():
+        search.clear()
+        search.send_keys(name)
+        info = driver.find_element(By.ID, "match-info")
+        got = wait_for(driver, lambda d: info.get_attribute("data-matched") if info.text.startswith("matched:") else None,
+                       "search results for " + name)
+        check(got == str(samples), "search %r matched %s samples == report's %s (%s)" % (name, got, samples, info.text))
+        highlighted = driver.find_elements(By.CSS_SELECTOR, "#flame .frame.match")
+        check(all(h.get_attribute("data-name") == name for h in highlighted) and highlighted,
+              "search %r highlights %d frames of that name" % (name, len(highlighted)))
+    search.clear()
+    search.send_keys("\b")
+
+    # Bottom-up: the top self symbol with the report's self samples.
+    driver.find_element(By.CSS_SELECTOR, "#tabs button[data-view=bottomup]").click()
+    rows = wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#bottomup .row[data-depth='0']"), "bottom-up rows")
+    if rows:
+        first = rows[0]
+        self_name, self_samples = expect["self"]
+        check(first.get_attribute("data-name") == self_name and first.get_attribute("data-self") == str(self_samples),
+              "bottom-up's first row %s self %s == report's %s %s" % (first.get_attribute("data-name"),
+                                                                     first.get_attribute("data-self"), self_name, self_samples))
+        # Expanding it lists its callers.
+        first.click()
+        wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#bottomup .row[data-depth='1']"), "callers of " + self_name)
+        check(bool(driver.find_elements(By.CSS_SELECTOR, "#bottomup .row[data-depth='1']")), "bottom-up row expands")
+
+    # Top-down: the first row's total is the report's top symbol's.
+    driver.find_element(By.CSS_SELECTOR, "#tabs button[data-view=topdown]").click()
+    rows = wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#topdown .row[data-depth='0']"), "top-down rows")
+    if rows:
+        total_sum = sum(int(r.get_attribute("data-total")) for r in rows)
+        check(total_sum == expect["total"], "top-down roots sum to %d == %d" % (total_sum, expect["total"]))
+
+    # Callers / callees of the top self symbol.
+    driver.find_element(By.CSS_SELECTOR, "#tabs button[data-view=callers]").click()
+    select = wait_for(driver, lambda d: d.find_elements(By.ID, "function-select"), "callers view")
+    if select:
+        sel = Select(select[0])
+        wanted = [o for o in sel.options if o.text.startswith(expect["self"][0] + " (")]
+        check(bool(wanted), "function list holds " + expect["self"][0])
+        if wanted:
+            sel.select_by_value(wanted[0].get_attribute("value"))
+            callees = wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#callees-list .row[data-samples]"),
+                               "callees list")
+            self_rows = [r for r in callees or [] if r.get_attribute("data-name") == "self (no callee)"]
+            check(bool(self_rows) and self_rows[0].get_attribute("data-samples") == str(expect["self"][1]),
+                  "callees' self entry == report's self samples %s" % expect["self"][1])
+
+    # Thread selector: one thread, then all again.
+    driver.find_element(By.CSS_SELECTOR, "#tabs button[data-view=flame]").click()
+    wait_for(driver, lambda d: d.find_elements(By.ID, "flame"), "flame graph")
+    tsel = Select(driver.find_element(By.ID, "thread-select"))
+    check(len(tsel.options) == expect["threads"] + 1, "thread selector: All + %d threads" % expect["threads"])
+    if len(tsel.options) > 1:
+        option = tsel.options[1]
+        tsel.select_by_index(1)
+        want = option.text.rsplit("(", 1)[1].rstrip(")").replace(",", "")
+        wait_for(driver, lambda d: d.find_element(By.ID, "total-samples").get_attribute("data-total") == want,
+                 "thread total " + want)
+        check(driver.find_element(By.ID, "total-samples").get_attribute("data-total") == want,
+              "one thread's total %s is its option's count" % want)
+        tsel.select_by_index(0)
+        wait_for(driver, lambda d: d.find_element(By.ID, "total-samples").get_attribute("data-total") == str(expect["total"]),
+                 "all threads again")
+
+    # Icicle: same frames, root at the top.
+    driver.find_element(By.CSS_SELECTOR, "#tabs button[data-view=icicle]").click()
+    wait_for(driver, lambda d: d.find_element(By.ID, "flame").get_attribute("data-kind") == "icicle", "icicle")
+    root = [f for f in frames(driver) if f.get_attribute("data-depth") == "0"]
+    check(len(root) == 1 and root[0].value_of_css_property("top") == "0px", "icicle root at the top")
+    driver.find_element(By.CSS_SELECTOR, "#tabs button[data-view=flame]").click()
+    wait_for(driver, lambda d: d.find_element(By.ID, "flame").get_attribute("data-kind") == "flame", "flame")
+
+    driver.save_screenshot(args.screenshot)
+    print("screenshot: " + os.path.abspath(args.screenshot))
+    errors = console_errors(driver)
+    check(not errors, "no console errors after interaction %s" % (errors or ""))
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--html", required=True)
+    p.add_argument("--expect", required=True)
+    p.add_argument("--screenshot", required=True)
+    p.add_argument("--chromium", default="/usr/bin/chromium")
+    p.add_argument("--chromedriver", default="/usr/bin/chromedriver")
+    args = p.parse_args()
+    with open(args.expect) as f:
+        expect = json.load(f)
+    profile = tempfile.mkdtemp(prefix="perflens-chromium-")
+    try:
+        try:
+            driver = start_browser(args.chromium, args.chromedriver, profile)
+        except Exception as e:
+            print("FAIL: cannot start %s with %s: %s" % (args.chromium, args.chromedriver, e))
+            return 2
+        try:
+            run(driver, args, expect)
+        finally:
+            driver.quit()
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+    if failures:
+        print("%d check(s) failed" % len(failures))
+        return 1
+    print("all checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
