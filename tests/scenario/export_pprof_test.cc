@@ -241,7 +241,7 @@ TEST_P(ExportPprof, Errors) {
   EXPECT_NE(r.err.find("-o FILE is needed for pprof"), std::string::npos) << r.err;
   r = Perflens("export --format flame -o x");
   EXPECT_EQ(r.exit_code, 129);
-  EXPECT_NE(r.err.find("--format is pprof, folded, speedscope, firefox or json, not 'flame'"), std::string::npos)
+  EXPECT_NE(r.err.find("--format is pprof, folded, speedscope, firefox, json or html, not 'flame'"), std::string::npos)
       << r.err;
   r = Perflens("export -o " + ShellQuote(dir_ + "/no/such/dir/p.pb.gz"));
   EXPECT_EQ(r.exit_code, 1);
