@@ -119,7 +119,10 @@ void HtmlConsumer::AppendJson(std::string_view source, std::string* out) const {
   out->append("],\n\"frames\":[");
   for (size_t i = 0; i < frames_.size(); ++i) fmt::format_to(inserter, "{}{}", i ? "," : "", frames_[i]);
   out->append("],\n\"stacks\":[");
-  for (size_t i = 0; i < stacks_.size(); ++i) fmt::format_to(inserter, "{}{}", i ? "," : "", stacks_[i]);
+  for (size_t i = 0; i < stacks_.size(); i += 2) {
+    const int64_t index = static_cast<int64_t>(i / 2), parent = stacks_[i];
+    fmt::format_to(inserter, "{}{},{}", i ? "," : "", parent < 0 ? 0 : index - parent, stacks_[i + 1]);
+  }
   out->append("],\n\"threads\":[");
   for (size_t i = 0; i < threads_.size(); ++i) {
     fmt::format_to(inserter, "{}{},{},", i ? "," : "", threads_[i].pid, threads_[i].tid);
@@ -137,8 +140,11 @@ void HtmlConsumer::AppendJson(std::string_view source, std::string* out) const {
     // Stack order: the output does not depend on the hash map's.
     std::vector<std::pair<uint32_t, uint64_t>> sorted(se.counts.begin(), se.counts.end());
     std::sort(sorted.begin(), sorted.end());
-    for (size_t j = 0; j < sorted.size(); ++j)
-      fmt::format_to(inserter, "{}{},{}", j ? "," : "", sorted[j].first, sorted[j].second);
+    uint32_t previous = 0;
+    for (size_t j = 0; j < sorted.size(); ++j) {
+      fmt::format_to(inserter, "{}{},{}", j ? "," : "", sorted[j].first - previous, sorted[j].second);
+      previous = sorted[j].first;
+    }
     out->append("]]");
   }
   out->append("],\n\"totals\":[");

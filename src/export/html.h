@@ -12,15 +12,19 @@
 //             index `names`, kernel is 1 for a kernel frame. Frame names are the symbol
 //             as report prints it; an unresolved frame is "[basename of its dso]" or
 //             "[unknown]", as folded stacks name them (export/folded.h).
-//   stacks    flat [parent, frame] pairs: stack i is the call path root → ... → frame of
-//             pair i, parent -1 at a root (outermost) frame; a parent always comes
-//             before its child. Example: main → work → leaf is three stacks
-//             [-1, f_main, 0, f_work, 1, f_leaf] and a sample there counts for stack 2.
+//   stacks    flat [parent delta, frame] pairs: stack i is the call path root → ... →
+//             frame of pair i; its parent stack is i - delta (delta 0: a root, outermost
+//             frame). A parent always comes before its child, so most deltas are 1.
+//             Example: main → work → leaf is three stacks [0, f_main, 1, f_work, 1, f_leaf]
+//             and a sample there counts for stack 2.
 //   threads   [pid, tid, comm] triples, per (pid, tid, comm) seen
 //   events    the evsel names, in file order
-//   counts    one entry per (thread, event) with samples: [thread, event, [stack,
-//             samples, stack, samples, ...]] — samples aggregated per leaf stack, never
-//             one entry per sample
+//   counts    one entry per (thread, event) with samples: [thread, event, [stack delta,
+//             samples, stack delta, samples, ...]] with the leaf stacks in increasing
+//             order, each given as the difference to the one before (the first: to 0);
+//             samples aggregated per leaf stack, never one entry per sample.
+//             Example: [2, 0, [5, 10, 3, 1]] is 10 samples in stack 5 and 1 in stack 8,
+//             of thread 2, event 0.
 //   totals    per event, the samples exported
 // Samples are counted (nr_samples of a summed one), not weighted by period. A sample
 // without callchain (or with an empty one) counts for the stack of its own location.

@@ -6,14 +6,45 @@
   'use strict';
 
   const D = JSON.parse(document.getElementById('perflens-data').textContent);
-  const nStacks = D.stacks.length / 2;
   const ROW = 18;  // px per flame graph level
+
+  // ---- The data, decoded once into typed arrays (stacks are tree nodes) ----
+
+  const nStacks = D.stacks.length / 2;
+  const nFrames = D.frames.length / 3;
+  const PARENT = new Int32Array(nStacks);  // -1: a root (outermost frame)
+  const FRAME = new Int32Array(nStacks);
+  for (let i = 0; i < nStacks; ++i) {
+    const delta = D.stacks[2 * i];
+    PARENT[i] = delta ? i - delta : -1;
+    FRAME[i] = D.stacks[2 * i + 1];
+  }
+  D.stacks = null;
+  for (const entry of D.counts) {  // leaf stack deltas → leaf stacks
+    const pairs = entry[2];
+    let s = 0;
+    for (let i = 0; i < pairs.length; i += 2) {
+      s += pairs[i];
+      pairs[i] = s;
+    }
+  }
+  // Children of each stack, in one array (CSR): CHILDREN[CHILD_START[s] .. CHILD_START[s + 1]).
+  const CHILD_START = new Int32Array(nStacks + 1);
+  const ROOTS = [];
+  for (let i = 0; i < nStacks; ++i) {
+    if (PARENT[i] >= 0) CHILD_START[PARENT[i] + 1]++;
+    else ROOTS.push(i);
+  }
+  for (let i = 0; i < nStacks; ++i) CHILD_START[i + 1] += CHILD_START[i];
+  const CHILDREN = new Int32Array(Math.max(CHILD_START[nStacks], 1));
+  {
+    const fill = CHILD_START.slice(0, nStacks);
+    for (let i = 0; i < nStacks; ++i) if (PARENT[i] >= 0) CHILDREN[fill[PARENT[i]]++] = i;
+  }
 
   function frameName(f) { return f < 0 ? 'all' : D.names[D.frames[3 * f]]; }
   function frameDso(f) { return f < 0 ? '' : D.names[D.frames[3 * f + 1]]; }
   function frameKernel(f) { return f >= 0 && D.frames[3 * f + 2] === 1; }
-  function stackParent(s) { return D.stacks[2 * s]; }
-  function stackFrame(s) { return D.stacks[2 * s + 1]; }
 
   function el(tag, cls, text) {
     const e = document.createElement(tag);
@@ -34,8 +65,8 @@
     selected: -1,    // frame of the callers/callees view
     counts: null,    // per stack: samples with that leaf stack (the selection's)
     total: null,     // per stack: samples at or below it
-    tree: null,      // top-down tree of the selection
-    inverted: null,  // bottom-up tree, built when first shown
+    kids: new Map(), // stack (-1: root) → its children with samples, sorted
+    inverted: null,  // bottom-up roots, built when first shown
     grandTotal: 0,
   };
 
@@ -51,67 +82,75 @@
     }
     const total = Float64Array.from(counts);
     // A parent always comes before its children: one backward pass sums the subtrees.
-    for (let s = nStacks - 1; s >= 0; --s) {
-      const p = stackParent(s);
-      if (p >= 0) total[p] += total[s];
-    }
+    for (let s = nStacks - 1; s >= 0; --s) if (PARENT[s] >= 0) total[PARENT[s]] += total[s];
     state.counts = counts;
     state.total = total;
-    state.tree = buildTree(counts, total);
+    state.kids = new Map();
     state.inverted = null;
-    state.grandTotal = state.tree.total;
+    state.grandTotal = 0;
+    for (const r of ROOTS) state.grandTotal += total[r];
   }
 
-  // Top-down: the stacks with samples are the tree's nodes.
-  function buildTree(counts, total) {
-    const root = { frame: -1, stack: -1, self: 0, total: 0, children: [], parent: null };
-    const nodes = new Array(nStacks);
-    for (let s = 0; s < nStacks; ++s) {
-      if (!total[s]) continue;
-      const p = stackParent(s);
-      const parent = p < 0 ? root : nodes[p];
-      const node = { frame: stackFrame(s), stack: s, self: counts[s], total: total[s], children: [], parent: parent };
-      nodes[s] = node;
-      parent.children.push(node);
-      if (p < 0) root.total += total[s];
-    }
-    sortTree(root);
-    return root;
+  function byTotalThenName(total, frameOf) {
+    return (a, b) => total(b) - total(a) || frameName(frameOf(a)).localeCompare(frameName(frameOf(b)));
   }
 
-  function sortTree(node) {
-    const todo = [node];
-    while (todo.length) {
-      const n = todo.pop();
-      n.children.sort((a, b) => b.total - a.total || frameName(a.frame).localeCompare(frameName(b.frame)));
-      for (const c of n.children) todo.push(c);
-    }
-  }
-
-  // Bottom-up: each leaf stack's path inverted (leaf first). A top-level node's self is
-  // the samples with that function as the leaf.
-  function buildInverted() {
-    const root = { frame: -1, self: 0, total: 0, children: [], map: new Map(), parent: null };
-    for (let s = 0; s < nStacks; ++s) {
-      const c = state.counts[s];
-      if (!c) continue;
-      root.total += c;
-      let node = root;
-      for (let x = s; x >= 0; x = stackParent(x)) {
-        const f = stackFrame(x);
-        let child = node.map.get(f);
-        if (!child) {
-          child = { frame: f, self: 0, total: 0, children: [], map: new Map(), parent: node };
-          node.map.set(f, child);
-          node.children.push(child);
-        }
-        child.total += c;
-        if (node === root) child.self += c;
-        node = child;
+  // Top-down: the nodes are stacks (-1: the root "all").
+  const topDown = {
+    frame: (x) => (x < 0 ? -1 : FRAME[x]),
+    total: (x) => (x < 0 ? state.grandTotal : state.total[x]),
+    self: (x) => (x < 0 ? 0 : state.counts[x]),
+    children: (x) => {
+      let kids = state.kids.get(x);
+      if (!kids) {
+        const all = x < 0 ? ROOTS : CHILDREN.subarray(CHILD_START[x], CHILD_START[x + 1]);
+        kids = Array.from(all).filter((c) => state.total[c] > 0);
+        kids.sort(byTotalThenName((c) => state.total[c], (c) => FRAME[c]));
+        state.kids.set(x, kids);
       }
+      return kids;
+    },
+    hasChildren: (x) => topDown.children(x).length > 0,
+  };
+
+  // Bottom-up: a node is a call path read from the leaf, {frame, total, self, entries:
+  // [stack, samples, ...] (the stacks at its outer end)}; its children (the callers)
+  // are made when first asked for. A top-level node's self is the samples with that
+  // function as the leaf.
+  function invertedGroup(entries, step) {
+    const byFrame = new Map();
+    for (let i = 0; i < entries.length; i += 2) {
+      const x = step(entries[i]);
+      if (x < 0) continue;
+      const c = entries[i + 1];
+      let n = byFrame.get(FRAME[x]);
+      if (!n) {
+        n = { frame: FRAME[x], total: 0, self: 0, entries: [], kids: null };
+        byFrame.set(FRAME[x], n);
+      }
+      n.total += c;
+      n.entries.push(x, c);
     }
-    sortTree(root);
-    return root;
+    return Array.from(byFrame.values()).sort(byTotalThenName((n) => n.total, (n) => n.frame));
+  }
+  const bottomUp = {
+    frame: (n) => n.frame,
+    total: (n) => n.total,
+    self: (n) => n.self,
+    children: (n) => n.kids || (n.kids = invertedGroup(n.entries, (x) => PARENT[x])),
+    hasChildren: (n) => {
+      for (let i = 0; i < n.entries.length; i += 2) if (PARENT[n.entries[i]] >= 0) return true;
+      return false;
+    },
+  };
+  function invertedRoots() {
+    if (!state.inverted) {
+      const leaves = [];
+      for (let s = 0; s < nStacks; ++s) if (state.counts[s]) leaves.push(s, state.counts[s]);
+      state.inverted = invertedGroup(leaves, (x) => x);
+      for (const n of state.inverted) n.self = n.total;
+    }
+    return state.inverted;
   }
 
   // ---- Search ----
@@ -126,11 +165,13 @@
 
   // Samples whose stack holds a matching frame (each sample once), over the selection.
   function matchedSamples(match) {
+    const frameMatches = new Uint8Array(nFrames);
+    for (let f = 0; f < nFrames; ++f) frameMatches[f] = match(frameName(f)) ? 1 : 0;
     const matched = new Uint8Array(nStacks);
     let sum = 0;
     for (let s = 0; s < nStacks; ++s) {
-      const p = stackParent(s);
-      matched[s] = (p >= 0 && matched[p]) || match(frameName(stackFrame(s))) ? 1 : 0;
+      const p = PARENT[s];
+      matched[s] = (p >= 0 && matched[p]) || frameMatches[FRAME[s]];
       if (matched[s]) sum += state.counts[s];
     }
     return sum;
@@ -154,12 +195,13 @@
 
   // ---- Flame graph and icicle ----
 
+  // The zoomed stack (-1: none) along state.zoomPath, cut where the selection has none.
   function findZoomNode() {
-    let node = state.tree;
+    let node = -1;
     const kept = [];
     for (const f of state.zoomPath) {
-      const next = node.children.find((c) => c.frame === f);
-      if (!next) break;
+      const next = topDown.children(node).find((c) => FRAME[c] === f);
+      if (next === undefined) break;
       kept.push(f);
       node = next;
     }
@@ -167,9 +209,9 @@
     return node;
   }
 
-  function pathOf(node) {
+  function pathOf(x) {
     const path = [];
-    for (let n = node; n && n.frame >= 0; n = n.parent) path.unshift(n.frame);
+    for (let s = x; s >= 0; s = PARENT[s]) path.unshift(FRAME[s]);
     return path;
   }
 
@@ -191,80 +233,84 @@
       c.addEventListener('click', () => { state.zoomPath = state.zoomPath.slice(0, i + 1); render(); });
       bc.appendChild(c);
     });
-    if (zoom.frame >= 0) {
+    if (zoom >= 0) {
       bc.appendChild(el('span', 'sep', ' '));
-      bc.appendChild(el('span', null, fmtInt(zoom.total) + ' samples (' + pct(zoom.total, state.grandTotal) + ' of all)'));
+      bc.appendChild(el('span', null, fmtInt(state.total[zoom]) + ' samples (' +
+          pct(state.total[zoom], state.grandTotal) + ' of all)'));
     }
   }
 
-  function color(node) {
-    if (node.frame < 0) return '';
-    const name = frameName(node.frame);
+  function color(f) {
+    if (f < 0) return '';
+    const name = frameName(f);
     let h = 0;
     for (let i = 0; i < name.length; ++i) h = (h * 31 + name.charCodeAt(i)) >>> 0;
-    if (frameKernel(node.frame)) return 'hsl(' + (190 + h % 30) + ', 60%, 70%)';
+    if (frameKernel(f)) return 'hsl(' + (190 + h % 30) + ', 60%, 70%)';
     if (name.charAt(0) === '[') return 'hsl(0, 0%, ' + (72 + h % 12) + '%)';
     return 'hsl(' + (h % 55) + ', ' + (70 + h % 25) + '%, ' + (58 + (h >>> 8) % 15) + '%)';
+  }
+
+  function describe(x) {
+    if (x < 0) return 'all: ' + fmtInt(state.grandTotal) + ' samples';
+    return frameName(FRAME[x]) + ' (' + frameDso(FRAME[x]) + '): ' + fmtInt(state.total[x]) + ' samples (' +
+        pct(state.total[x], state.grandTotal) + '), self ' + fmtInt(state.counts[x]);
   }
 
   function renderFlame(view, inverted) {
     const zoom = findZoomNode();
     renderBreadcrumb(zoom);
     const width = Math.max(view.clientWidth, 300);
-    const scale = zoom.total > 0 ? width / zoom.total : 0;
+    const zoomTotal = topDown.total(zoom);
+    const scale = zoomTotal > 0 ? width / zoomTotal : 0;
     // Only frames of at least a pixel are drawn (and none below them).
     const placed = [];
     let maxDepth = 0;
     const todo = [[zoom, 0, 0]];
     while (todo.length) {
-      const [node, depth, x] = todo.pop();
-      placed.push([node, depth, x]);
+      const [x, depth, left] = todo.pop();
+      placed.push([x, depth, left]);
       if (depth > maxDepth) maxDepth = depth;
-      let cx = x;
-      for (const c of node.children) {
-        const w = c.total * scale;
-        if (w >= 1) todo.push([c, depth + 1, cx]);
+      let cx = left;
+      for (const c of topDown.children(x)) {
+        const w = state.total[c] * scale;
+        if (w < 1) break;  // sorted by total: the rest are narrower
+        todo.push([c, depth + 1, cx]);
         cx += w;
       }
     }
     const box = el('div', 'flame');
     box.id = 'flame';
     box.setAttribute('data-kind', inverted ? 'icicle' : 'flame');
-    box.setAttribute('data-root', zoom.frame >= 0 ? frameName(zoom.frame) : 'all');
+    box.setAttribute('data-root', zoom >= 0 ? frameName(FRAME[zoom]) : 'all');
     box.style.height = ((maxDepth + 1) * ROW + 2) + 'px';
     const frag = document.createDocumentFragment();
-    for (const [node, depth, x] of placed) {
-      const e = el('div', 'frame', node.frame >= 0 ? frameName(node.frame) : 'all');
-      if (node.frame < 0) e.classList.add('root');
-      if (frameKernel(node.frame)) e.classList.add('kernel');
-      e.style.left = x + 'px';
-      e.style.width = Math.max(node.total * scale, 1) + 'px';
+    for (const [x, depth, left] of placed) {
+      const f = topDown.frame(x);
+      const e = el('div', 'frame', frameName(f));
+      if (f < 0) e.classList.add('root');
+      if (frameKernel(f)) e.classList.add('kernel');
+      e.style.left = left + 'px';
+      e.style.width = Math.max(topDown.total(x) * scale, 1) + 'px';
       e.style.top = (inverted ? depth : maxDepth - depth) * ROW + 'px';
-      const bg = color(node);
+      const bg = color(f);
       if (bg) e.style.background = bg;
-      e.setAttribute('data-name', node.frame >= 0 ? frameName(node.frame) : 'all');
-      e.setAttribute('data-samples', String(node.total));
+      e.setAttribute('data-name', frameName(f));
+      e.setAttribute('data-samples', String(topDown.total(x)));
       e.setAttribute('data-depth', String(depth));
-      if (node.frame >= 0) e.setAttribute('data-dso', frameDso(node.frame));
-      e.title = describe(node);
+      if (f >= 0) e.setAttribute('data-dso', frameDso(f));
+      e.title = describe(x);
       e.addEventListener('click', () => {
-        state.zoomPath = pathOf(node);
+        state.zoomPath = pathOf(x);
         render();
       });
-      e.addEventListener('mouseenter', () => { document.getElementById('status').textContent = describe(node); });
+      e.addEventListener('mouseenter', () => { document.getElementById('status').textContent = describe(x); });
       frag.appendChild(e);
     }
     box.appendChild(frag);
     view.appendChild(box);
   }
 
-  function describe(node) {
-    if (node.frame < 0) return 'all: ' + fmtInt(node.total) + ' samples';
-    return frameName(node.frame) + ' (' + frameDso(node.frame) + '): ' + fmtInt(node.total) + ' samples (' +
-        pct(node.total, state.grandTotal) + '), self ' + fmtInt(node.self || 0);
-  }
-
-  // ---- Trees ----
+  // ---- Trees (top-down and bottom-up through their adapters) ----
 
   function treeHeader(container, firstLabel) {
     const head = el('div', 'row head');
@@ -276,52 +322,47 @@
     container.appendChild(head);
   }
 
-  function treeRow(node, depth, showSelf) {
+  function treeRow(tree, node, depth, showSelf) {
+    const f = tree.frame(node);
     const row = el('div', 'row');
-    row.setAttribute('data-name', frameName(node.frame));
-    row.setAttribute('data-total', String(node.total));
-    row.setAttribute('data-self', String(node.self));
+    row.setAttribute('data-name', frameName(f));
+    row.setAttribute('data-total', String(tree.total(node)));
+    row.setAttribute('data-self', String(tree.self(node)));
     row.setAttribute('data-depth', String(depth));
-    row.appendChild(el('span', 'num', fmtInt(node.total)));
-    row.appendChild(el('span', 'pct', pct(node.total, state.grandTotal)));
-    row.appendChild(el('span', 'num', showSelf ? fmtInt(node.self) : ''));
-    row.appendChild(el('span', 'pct', showSelf ? pct(node.self, state.grandTotal) : ''));
+    row.appendChild(el('span', 'num', fmtInt(tree.total(node))));
+    row.appendChild(el('span', 'pct', pct(tree.total(node), state.grandTotal)));
+    row.appendChild(el('span', 'num', showSelf ? fmtInt(tree.self(node)) : ''));
+    row.appendChild(el('span', 'pct', showSelf ? pct(tree.self(node), state.grandTotal) : ''));
     const label = el('span', 'name');
     label.style.paddingLeft = (depth * 14) + 'px';
-    const toggle = el('span', 'toggle', node.children.length ? '+' : ' ');
-    label.appendChild(toggle);
-    label.appendChild(document.createTextNode(frameName(node.frame)));
-    label.appendChild(el('span', 'dso', frameDso(node.frame)));
+    label.appendChild(el('span', 'toggle', tree.hasChildren(node) ? '+' : ' '));
+    label.appendChild(document.createTextNode(frameName(f)));
+    label.appendChild(el('span', 'dso', frameDso(f)));
     row.appendChild(label);
-    if (node.frame === state.selected) row.classList.add('selected');
+    if (f === state.selected) row.classList.add('selected');
     return row;
   }
 
-  // Rows of `node`'s children after `after`, expanded on click.
-  function insertChildren(container, node, depth, after, showSelf) {
+  // Rows of `node`'s children after `after` (null: at the end), expanded on click.
+  function insertChildren(container, tree, node, depth, after, showSelf) {
     let anchor = after;
-    for (const c of node.children) {
-      const row = treeRow(c, depth, showSelf(depth));
+    for (const c of tree.children(node)) {
+      const row = treeRow(tree, c, depth, showSelf(depth));
       row.treeNode = c;
       row.expanded = false;
-      row.querySelector('.toggle').addEventListener('click', (ev) => {
-        ev.stopPropagation();
-        toggleRow(container, row, depth, showSelf);
-      });
-      row.addEventListener('click', () => toggleRow(container, row, depth, showSelf));
-      row.addEventListener('dblclick', () => { state.selected = c.frame; setView('callers'); });
+      row.addEventListener('click', () => toggleRow(container, tree, row, depth, showSelf));
+      row.addEventListener('dblclick', () => { state.selected = tree.frame(c); setView('callers'); });
       if (anchor) anchor.after(row); else container.appendChild(row);
       anchor = row;
     }
-    return anchor;
   }
 
-  function toggleRow(container, row, depth, showSelf) {
+  function toggleRow(container, tree, row, depth, showSelf) {
     const node = row.treeNode;
-    state.selected = node.frame;
+    state.selected = tree.frame(node);
     for (const r of container.querySelectorAll('.row.selected')) r.classList.remove('selected');
     row.classList.add('selected');
-    if (!node.children.length) return;
+    if (!tree.hasChildren(node)) return;
     if (row.expanded) {
       // Remove the rows below it that are deeper.
       let next = row.nextElementSibling;
@@ -333,7 +374,7 @@
       row.expanded = false;
       row.querySelector('.toggle').textContent = '+';
     } else {
-      insertChildren(container, node, depth + 1, row, showSelf);
+      insertChildren(container, tree, node, depth + 1, row, showSelf);
       row.expanded = true;
       row.querySelector('.toggle').textContent = '-';
       updateSearch();
@@ -341,37 +382,52 @@
   }
 
   function renderTree(view, inverted) {
-    const root = inverted ? (state.inverted || (state.inverted = buildInverted())) : state.tree;
     const box = el('div', 'tree');
     box.id = inverted ? 'bottomup' : 'topdown';
     box.appendChild(el('p', 'note', inverted
-      ? 'Bottom-up: functions by self samples; expand a row for its callers. Double-click a row for callers/callees.'
-      : 'Top-down: call paths from the outermost frame. Double-click a row for callers/callees.'));
+      ? 'Bottom-up: functions by self samples; click a row for its callers. Double-click for callers/callees.'
+      : 'Top-down: call paths from the outermost frame; click a row for its callees. Double-click for callers/callees.'));
     treeHeader(box, 'Total');
     // Self is meaningful at every level top-down; bottom-up only for the leaf functions.
-    insertChildren(box, root, 0, null, (depth) => !inverted || depth === 0);
+    if (inverted) {
+      const root = { frame: -1, total: state.grandTotal, self: 0, entries: [], kids: invertedRoots() };
+      insertChildren(box, bottomUp, root, 0, null, (depth) => depth === 0);
+    } else {
+      insertChildren(box, topDown, -1, 0, null, () => true);
+    }
     view.appendChild(box);
   }
 
   // ---- Callers / callees ----
 
-  // Every frame's inclusive samples (each sample once even under recursion).
+  // Every frame's inclusive samples (each sample once even under recursion): a walk
+  // over the stack tree counting each frame's occurrences on the current path.
   function functionTotals() {
-    const totals = new Map();
-    for (let s = 0; s < nStacks; ++s) {
-      const c = state.counts[s];
-      if (!c) continue;
-      const seen = new Set();
-      for (let x = s; x >= 0; x = stackParent(x)) seen.add(stackFrame(x));
-      for (const f of seen) totals.set(f, (totals.get(f) || 0) + c);
+    const totals = new Float64Array(nFrames);
+    const active = new Int32Array(nFrames);
+    const todo = ROOTS.slice();
+    while (todo.length) {
+      const x = todo.pop();
+      if (x < 0) {  // leaving ~x
+        active[FRAME[~x]]--;
+        continue;
+      }
+      if (!state.total[x]) continue;
+      const f = FRAME[x];
+      if (!active[f]) totals[f] += state.total[x];
+      active[f]++;
+      todo.push(~x);
+      for (let i = CHILD_START[x]; i < CHILD_START[x + 1]; ++i) todo.push(CHILDREN[i]);
     }
     return totals;
   }
 
   function renderCallers(view) {
     const totals = functionTotals();
-    const functions = Array.from(totals.keys()).sort((a, b) => totals.get(b) - totals.get(a));
-    if (state.selected < 0 || !totals.has(state.selected)) state.selected = functions.length ? functions[0] : -1;
+    const functions = [];
+    for (let f = 0; f < nFrames; ++f) if (totals[f] > 0) functions.push(f);
+    functions.sort((a, b) => totals[b] - totals[a] || frameName(a).localeCompare(frameName(b)));
+    if (state.selected < 0 || !(totals[state.selected] > 0)) state.selected = functions.length ? functions[0] : -1;
     const box = el('div', 'callers');
     box.id = 'callers';
     const pick = el('div', 'pick');
@@ -379,7 +435,7 @@
     const select = el('select');
     select.id = 'function-select';
     for (const f of functions) {
-      const o = el('option', null, frameName(f) + ' (' + frameDso(f) + ') ' + fmtInt(totals.get(f)));
+      const o = el('option', null, frameName(f) + ' (' + frameDso(f) + ') ' + fmtInt(totals[f]));
       o.value = String(f);
       select.appendChild(o);
     }
@@ -391,25 +447,25 @@
     if (state.selected >= 0) {
       const f = state.selected;
       const callers = new Map(), callees = new Map();
-      // Per leaf stack, its edges into and out of f, each edge once per sample.
+      // Per leaf stack holding f, its edges into and out of f, each edge once per sample.
+      const inEdges = new Set(), outEdges = new Set();
       for (let s = 0; s < nStacks; ++s) {
         const c = state.counts[s];
         if (!c) continue;
-        const inEdges = new Set(), outEdges = new Set();
+        inEdges.clear();
+        outEdges.clear();
         let child = -2;  // frame below x on the path (-2: x is the leaf)
-        for (let x = s; x >= 0; x = stackParent(x)) {
-          const fx = stackFrame(x);
-          if (fx === f) {
-            const p = stackParent(x);
-            inEdges.add(p >= 0 ? stackFrame(p) : -1);
+        for (let x = s; x >= 0; x = PARENT[x]) {
+          if (FRAME[x] === f) {
+            inEdges.add(PARENT[x] >= 0 ? FRAME[PARENT[x]] : -1);
             outEdges.add(child);
           }
-          child = fx;
+          child = FRAME[x];
         }
         for (const e of inEdges) callers.set(e, (callers.get(e) || 0) + c);
         for (const e of outEdges) callees.set(e, (callees.get(e) || 0) + c);
       }
-      const total = totals.get(f);
+      const total = totals[f];
       pick.appendChild(el('p', null, frameName(f) + ': ' + fmtInt(total) + ' samples (' + pct(total, state.grandTotal) +
           ') in ' + frameDso(f)));
       box.appendChild(edgeList('Callers', 'callers-list', callers, total, 'outermost (no caller)'));
