@@ -1,0 +1,79 @@
+// Hostile names in the HTML export (export/html.h): a symbol, comm, dso or path holding
+// "</script>", quotes, backslashes or control bytes must stay data — JSON-escaped inside
+// the data <script> (no '<', '>' or '&' left in it) and HTML-escaped in the title — and
+// the samples aggregate per stack, not per sample.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "export/html.h"
+#include "model/dso.h"
+#include "symbolize/symbol_table.h"
+
+namespace perflens {
+namespace {
+
+constexpr std::string_view kEvil = "</script><img src=x onerror=alert(1)>\"\\\x01&amp;";
+
+class HtmlExportTest : public ::testing::Test {
+ protected:
+  static std::vector<Evsel> Evsels() {
+    Evsel ev;
+    ev.name = "cycles<b>";
+    return {ev};
+  }
+  HtmlExportTest() : dso_(1, "/tmp/</script>.so", DsoKind::kUser) {
+    evil_.name = kEvil;
+    main_.name = "main";
+  }
+  // A sample main → evil (leaf first in the chain, as perf gives it).
+  void AddSample(uint32_t tid) {
+    ResolvedSample s;
+    s.comm = &comm_;
+    s.pid = 7;
+    s.tid = tid;
+    s.has_callchain = true;
+    std::vector<CallchainFrame> chain(2);
+    chain[0].al.dso = &dso_;
+    chain[0].al.sym = &evil_;
+    chain[1].al.dso = &dso_;
+    chain[1].al.sym = &main_;
+    s.callchain = chain;
+    consumer_.OnSample(s);
+  }
+
+  Dso dso_;
+  Symbol evil_, main_;
+  std::string comm_ = "comm</script>";
+  HtmlConsumer consumer_{Evsels()};
+};
+
+TEST_F(HtmlExportTest, NamesStayData) {
+  for (int i = 0; i < 1000; ++i) AddSample(7 + i % 2);
+  EXPECT_EQ(consumer_.total_samples(), 1000u);
+  EXPECT_EQ(consumer_.nr_stacks(), 2u);  // main, main → evil: aggregated
+  EXPECT_EQ(consumer_.nr_frames(), 2u);
+  std::string json;
+  consumer_.AppendJson("/data/<evil>.data", &json);
+  EXPECT_EQ(json.find('<'), std::string::npos) << json;
+  EXPECT_EQ(json.find('>'), std::string::npos) << json;
+  EXPECT_EQ(json.find('&'), std::string::npos) << json;
+  EXPECT_NE(json.find(R"("\u003c/script\u003e\u003cimg src=x onerror=alert(1)\u003e\"\\\u0001\u0026amp;")"),
+            std::string::npos)
+      << json;
+  // Two threads of one process, each with its one leaf stack (1, delta-coded from 0).
+  EXPECT_NE(json.find(R"("counts":[)" "\n" R"([0,0,[1,500]],)" "\n" R"([1,0,[1,500]]])"), std::string::npos) << json;
+  EXPECT_NE(json.find(R"("stacks":[0,0,1,1])"), std::string::npos) << json;  // main (root), evil under it
+  EXPECT_NE(json.find(R"("totals":[1000])"), std::string::npos) << json;
+
+  const std::string page = RenderHtmlReport(json, "perflens: </title><script>alert(1)</script>");
+  EXPECT_NE(page.find("<title>perflens: &lt;/title&gt;&lt;script&gt;alert(1)&lt;/script&gt;</title>"), std::string::npos);
+  // The data element ends where the page puts its end: nothing in the data closes it.
+  const size_t data = page.find("<script type=\"application/json\" id=\"perflens-data\">");
+  ASSERT_NE(data, std::string::npos);
+  EXPECT_EQ(page.find("</script>", data), data + std::string_view("<script type=\"application/json\" id=\"perflens-data\">").size() + json.size());
+}
+
+}  // namespace
+}  // namespace perflens
