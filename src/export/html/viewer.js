@@ -528,25 +528,34 @@
     document.body.setAttribute('data-ready', '1');
   }
 
-  function fillSelectors() {
+  // The thread options with their samples in the current event, most first.
+  function fillThreads() {
     const threadSelect = document.getElementById('thread-select');
     const perThread = new Map();
     for (const entry of D.counts) {
+      if (entry[1] !== state.event) continue;
       let n = 0;
       const pairs = entry[2];
       for (let i = 1; i < pairs.length; i += 2) n += pairs[i];
       perThread.set(entry[0], (perThread.get(entry[0]) || 0) + n);
     }
+    threadSelect.textContent = '';
     const all = el('option', null, 'All threads');
     all.value = '-1';
     threadSelect.appendChild(all);
-    const order = Array.from(perThread.keys()).sort((a, b) => perThread.get(b) - perThread.get(a));
+    const order = Array.from(perThread.keys()).sort((a, b) => perThread.get(b) - perThread.get(a) || a - b);
     for (const t of order) {
       const pid = D.threads[3 * t], tid = D.threads[3 * t + 1], comm = D.threads[3 * t + 2];
       const o = el('option', null, comm + ' ' + pid + '/' + tid + ' (' + fmtInt(perThread.get(t)) + ')');
       o.value = String(t);
       threadSelect.appendChild(o);
     }
+    if (!perThread.has(state.thread)) state.thread = -1;
+    threadSelect.value = String(state.thread);
+  }
+
+  function fillSelectors() {
+    const threadSelect = document.getElementById('thread-select');
     threadSelect.addEventListener('change', () => {
       state.thread = Number(threadSelect.value);
       computeSelection();
@@ -562,8 +571,10 @@
     const first = D.totals.findIndex((t) => t > 0);
     state.event = first >= 0 ? first : 0;
     eventSelect.value = String(state.event);
+    fillThreads();
     eventSelect.addEventListener('change', () => {
       state.event = Number(eventSelect.value);
+      fillThreads();
       computeSelection();
       render();
     });
