@@ -5,14 +5,17 @@
 
 #include <fmt/format.h>
 
+#include "base/text_escape.h"
 #include "export/html_viewer.h"
 #include "session/dso_name.h"
 
 namespace perflens {
 namespace {
 
-// A JSON string, safe inside <script>: '<', '>', '&' and control bytes as \u00XX.
-void AppendJsonString(std::string_view s, std::string* out) {
+// A JSON string, safe inside <script>: '<', '>', '&' and control bytes as \u00XX;
+// bytes that are not UTF-8 as U+FFFD (JSON text is UTF-8, as the page is).
+void AppendJsonString(std::string_view raw, std::string* out) {
+  const std::string s = ValidUtf8(raw);
   out->push_back('"');
   for (char c : s) {
     const unsigned char u = static_cast<unsigned char>(c);

@@ -49,7 +49,7 @@ class HtmlConsumer : public SampleConsumer {
   void OnSample(const ResolvedSample& s) override;
 
   // Appends the data object (above) to *out, as JSON safe inside a <script> element
-  // ('<', '>' and '&' escaped as \u003c...).
+  // ('<', '>' and '&' escaped as \u003c...; bytes that are not UTF-8 as U+FFFD).
   void AppendJson(std::string_view source, std::string* out) const;
 
   uint64_t total_samples() const;

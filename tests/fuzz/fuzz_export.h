@@ -170,6 +170,62 @@ inline void CheckFirefoxDoc(const std::string& text, uint64_t nr_samples, Invari
   inv->Expect(total == nr_samples, "firefox samples {}, the consumer took {}", total, nr_samples);
 }
 
+// The HTML page (export/html.h): one data element without '<', '>' or '&' that parses
+// as JSON; every stack's parent comes before it, every frame, name, thread, event and
+// leaf stack index is in range, and the leaf counts add up per event to the totals,
+// which add up to the samples the consumer took.
+inline void CheckHtmlDoc(const std::string& page, const HtmlConsumer& c, size_t nr_evsels, Invariants* inv) {
+  static constexpr std::string_view kOpen = "<script type=\"application/json\" id=\"perflens-data\">";
+  const size_t open = page.find(kOpen);
+  if (!inv->Expect(open != std::string::npos, "html export: no data element")) return;
+  const size_t begin = open + kOpen.size(), end = page.find("</script>", begin);
+  if (!inv->Expect(end != std::string::npos, "html export: data element not closed")) return;
+  const std::string_view data(page.data() + begin, end - begin);
+  if (!inv->Expect(data.find_first_of("<>&") == std::string_view::npos, "html export: '<', '>' or '&' in the data"))
+    return;
+  const nlohmann::json j = nlohmann::json::parse(data, nullptr, false);
+  if (!inv->Expect(!j.is_discarded() && j.is_object(), "html export: data is not a JSON object")) return;
+  const auto& names = j["names"];
+  const auto& frames = j["frames"];
+  const auto& stacks = j["stacks"];
+  const auto& threads = j["threads"];
+  const auto& totals = j["totals"];
+  if (!inv->Expect(frames.size() % 3 == 0 && stacks.size() % 2 == 0 && threads.size() % 3 == 0 &&
+                       totals.size() == nr_evsels && j["events"].size() == nr_evsels,
+                   "html export: table sizes"))
+    return;
+  for (size_t i = 0; i < frames.size(); i += 3)
+    if (!inv->Expect(frames[i].get<uint64_t>() < names.size() && frames[i + 1].get<uint64_t>() < names.size(),
+                     "html export: frame {} names a string out of range", i / 3))
+      return;
+  const uint64_t nr_stacks = stacks.size() / 2;
+  for (uint64_t i = 0; i < nr_stacks; ++i)
+    if (!inv->Expect(stacks[2 * i].get<uint64_t>() <= i && stacks[2 * i + 1].get<uint64_t>() < frames.size() / 3,
+                     "html export: stack {} out of range", i))
+      return;
+  std::vector<uint64_t> sums(nr_evsels, 0);
+  for (const auto& series : j["counts"]) {
+    const uint64_t thread = series[0].get<uint64_t>(), event = series[1].get<uint64_t>();
+    if (!inv->Expect(thread < threads.size() / 3 && event < nr_evsels, "html export: series out of range")) return;
+    uint64_t stack = 0;
+    const auto& pairs = series[2];
+    for (size_t i = 0; i + 1 < pairs.size(); i += 2) {
+      stack += pairs[i].get<uint64_t>();
+      if (!inv->Expect(stack < nr_stacks && (i == 0 || pairs[i].get<uint64_t>() > 0), "html export: leaf stack {}", stack))
+        return;
+      sums[event] += pairs[i + 1].get<uint64_t>();
+    }
+  }
+  uint64_t total = 0;
+  for (size_t e = 0; e < nr_evsels; ++e) {
+    total += totals[e].get<uint64_t>();
+    if (!inv->Expect(sums[e] == totals[e].get<uint64_t>(), "html export: event {} counts {} != total {}", e, sums[e],
+                     totals[e].get<uint64_t>()))
+      return;
+  }
+  inv->Expect(total == c.total_samples(), "html export: totals {} != samples taken {}", total, c.total_samples());
+}
+
 // The checks above with a value of the wrong type (nlohmann's type_error) as a failure.
 inline void CheckSpeedscope(const std::string& text, uint64_t total_weight, Invariants* inv) {
   try {
@@ -186,9 +242,18 @@ inline void CheckFirefox(const std::string& text, uint64_t nr_samples, Invariant
   }
 }
 
+inline void CheckHtml(const std::string& page, const HtmlConsumer& c, size_t nr_evsels, Invariants* inv) {
+  try {
+    CheckHtmlDoc(page, c, nr_evsels, inv);
+  } catch (const nlohmann::json::exception& e) {
+    inv->Expect(false, "html export: {}", e.what());
+  }
+}
+
 // perflens export of the input: pprof (read back and checked, CheckPprof), or folded
 // stacks for odd sizes (no control bytes); with size bit 2 also a JSON export, parsed
-// back: speedscope (CheckSpeedscope) without bit 3, Firefox (CheckFirefox) with it.
+// back: speedscope (CheckSpeedscope) without bit 3, Firefox (CheckFirefox) with it;
+// for sizes 3 mod 4 also the HTML page (CheckHtml).
 inline int FuzzExport(const uint8_t* data, size_t size) {
   Invariants inv;
   auto run = [&](ExportFormat format) {
@@ -210,10 +275,13 @@ inline int FuzzExport(const uint8_t* data, size_t size) {
       CheckSpeedscope(*out, c->total_weight(), &inv);
     } else if (const FirefoxConsumer* c = (*ex)->firefox()) {
       CheckFirefox(*out, c->nr_samples(), &inv);
+    } else if (const HtmlConsumer* c = (*ex)->html()) {
+      CheckHtml(*out, *c, f->evsels().size(), &inv);
     }
   };
   run((size & 1) ? ExportFormat::kFolded : ExportFormat::kPprof);
   if (size & 4) run((size & 8) ? ExportFormat::kFirefox : ExportFormat::kSpeedscope);
+  if ((size & 3) == 3) run(ExportFormat::kHtml);
   return inv.Finish();
 }
 

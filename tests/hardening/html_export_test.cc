@@ -1,11 +1,17 @@
 // Hostile names in the HTML export (export/html.h): a symbol, comm, dso or path holding
 // "</script>", quotes, backslashes or control bytes must stay data — JSON-escaped inside
 // the data <script> (no '<', '>' or '&' left in it) and HTML-escaped in the title — and
-// the samples aggregate per stack, not per sample.
+// the samples aggregate per stack, not per sample. The fuzz target's HTML check
+// (fuzz_export.h CheckHtml) holds on every report seed and rejects broken pages.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
+
+#include "fuzz/fuzz_export.h"
 
 #include "export/html.h"
 #include "model/dso.h"
@@ -73,6 +79,48 @@ TEST_F(HtmlExportTest, NamesStayData) {
   const size_t data = page.find("<script type=\"application/json\" id=\"perflens-data\">");
   ASSERT_NE(data, std::string::npos);
   EXPECT_EQ(page.find("</script>", data), data + std::string_view("<script type=\"application/json\" id=\"perflens-data\">").size() + json.size());
+}
+
+// FuzzExport exports HTML too for sizes 3 mod 4: each report seed, padded to such a
+// size (the bytes after the data section are not read), exports a page CheckHtml accepts.
+TEST_F(HtmlExportTest, FuzzCheckOnSeeds) {
+  namespace fs = std::filesystem;
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(fs::path(PERFLENS_SOURCE_DIR) / "tests/fuzz/corpus/report/seeds")) {
+    if (!e.is_regular_file()) continue;
+    SCOPED_TRACE(e.path().string());
+    std::ifstream in(e.path(), std::ios::binary);
+    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), {});
+    while (bytes.size() % 4 != 3) bytes.push_back(0);
+    fuzz::LastFailure().clear();
+    EXPECT_EQ(fuzz::FuzzExport(bytes.data(), bytes.size()), 0) << fuzz::LastFailure();
+    ++n;
+  }
+  EXPECT_GT(n, 0);
+}
+
+TEST_F(HtmlExportTest, FuzzCheckRejectsBrokenPages) {
+  AddSample(7);
+  std::string json;
+  consumer_.AppendJson("p", &json);
+  const std::string page = RenderHtmlReport(json, "t");
+  auto fails = [&](const std::string& p) {
+    fuzz::Invariants inv;
+    fuzz::CheckHtml(p, consumer_, 1, &inv);
+    return !inv.ok() && inv.Finish() == 1;
+  };
+  EXPECT_FALSE(fails(page)) << fuzz::LastFailure();
+  auto broken = [&](std::string_view from, std::string_view to) {
+    std::string p = page;
+    const size_t at = p.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) p.replace(at, from.size(), to);
+    return p;
+  };
+  EXPECT_TRUE(fails(broken("\"totals\":[1]", "\"totals\":[2]")));    // totals != counts
+  EXPECT_TRUE(fails(broken("\"stacks\":[0,0,1,1]", "\"stacks\":[0,0,3,1]")));  // parent after child
+  EXPECT_TRUE(fails(broken("\"source\":\"p\"", "\"source\":\"<b>\"")));  // '<' in the data
+  EXPECT_TRUE(fails(broken("[0,0,[1,1]]", "[0,0,[5,1]]")));              // leaf out of range
 }
 
 }  // namespace
