@@ -76,6 +76,8 @@ def run(driver, args, expect):
              "the viewer to render")
     errors = console_errors(driver)
     check(not errors, "no console errors at load %s" % (errors or ""))
+    resources = driver.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
+    check(resources == [], "no resource loaded besides the page %s" % (resources or ""))
 
     # Totals.
     total = driver.find_element(By.ID, "total-samples")
