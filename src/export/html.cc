@@ -88,6 +88,7 @@ uint32_t HtmlConsumer::StackOf(int64_t parent, uint32_t frame) {
 }
 
 void HtmlConsumer::OnSample(const ResolvedSample& s) {
+  if (s.evsel >= totals_.size()) return;  // not an evsel of the file: nothing to name it by
   int64_t stack = -1;
   if (s.has_callchain && !s.callchain.empty()) {
     for (auto it = s.callchain.rbegin(); it != s.callchain.rend(); ++it) stack = StackOf(stack, FrameOf(it->al));
@@ -97,11 +98,11 @@ void HtmlConsumer::OnSample(const ResolvedSample& s) {
   const ThreadKey tk{s.pid, s.tid, s.comm};
   auto [t, t_added] = thread_ids_.try_emplace(tk, static_cast<uint32_t>(threads_.size()));
   if (t_added) threads_.push_back(tk);
-  const uint64_t series_key = static_cast<uint64_t>(t->second) << 16 | s.evsel;
+  const uint64_t series_key = static_cast<uint64_t>(t->second) << 32 | s.evsel;
   auto [se, se_added] = series_ids_.try_emplace(series_key, static_cast<uint32_t>(series_.size()));
   if (se_added) series_.push_back({t->second, s.evsel, {}});
   series_[se->second].counts[static_cast<uint32_t>(stack)] += s.nr_samples;
-  if (s.evsel < totals_.size()) totals_[s.evsel] += s.nr_samples;
+  totals_[s.evsel] += s.nr_samples;
 }
 
 uint64_t HtmlConsumer::total_samples() const {

@@ -94,7 +94,7 @@ class HtmlConsumer : public SampleConsumer {
   };
   std::unordered_map<ThreadKey, uint32_t, ThreadKeyHash> thread_ids_;
   std::vector<ThreadKey> threads_;
-  // (thread << 16 | event) → index in series_; each series maps stack → samples.
+  // (thread << 32 | event) → index in series_; each series maps stack → samples.
   std::unordered_map<uint64_t, uint32_t> series_ids_;
   struct Series {
     uint32_t thread, event;
