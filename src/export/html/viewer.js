@@ -183,10 +183,12 @@
     if (!match) {
       info.textContent = '';
       info.removeAttribute('data-matched');
+      info.removeAttribute('data-query');
     } else {
       const n = matchedSamples(match);
       info.textContent = 'matched: ' + fmtInt(n) + ' samples (' + pct(n, state.grandTotal) + ')';
       info.setAttribute('data-matched', String(n));
+      info.setAttribute('data-query', state.search.trim());
     }
     for (const e of document.querySelectorAll('.frame[data-name], .tree .row[data-name]')) {
       e.classList.toggle('match', !!match && match(e.getAttribute('data-name')));

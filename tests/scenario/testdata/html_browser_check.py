@@ -122,8 +122,8 @@ def run(driver, args, expect):
         search.clear()
         search.send_keys(name)
         info = driver.find_element(By.ID, "match-info")
-        got = wait_for(driver, lambda d: info.get_attribute("data-matched") if info.text.startswith("matched:") else None,
-                       "search results for " + name)
+        got = wait_for(driver, lambda d: info.get_attribute("data-matched") if info.get_attribute("data-query") == name
+                       else None, "search results for " + name)
         check(got == str(samples), "search %r matched %s samples == report's %s (%s)" % (name, got, samples, info.text))
         highlighted = driver.find_elements(By.CSS_SELECTOR, "#flame .frame.match")
         check(all(h.get_attribute("data-name") == name for h in highlighted) and highlighted,
