@@ -31,6 +31,18 @@ void AppendJsonString(std::string_view raw, std::string* out) {
   out->push_back('"');
 }
 
+}  // namespace
+
+void AppendStackNumber(uint64_t v, std::string* out) {
+  while (v >= 32) {
+    out->push_back(kStackDigits[32 | (v & 31)]);
+    v >>= 5;
+  }
+  out->push_back(kStackDigits[v]);
+}
+
+namespace {
+
 void AppendHtmlEscaped(std::string_view s, std::string* out) {
   for (char c : s) {
     switch (c) {
@@ -122,12 +134,14 @@ void HtmlConsumer::AppendJson(std::string_view source, std::string* out) const {
   }
   out->append("],\n\"frames\":[");
   for (size_t i = 0; i < frames_.size(); ++i) fmt::format_to(inserter, "{}{}", i ? "," : "", frames_[i]);
-  out->append("],\n\"stacks\":[");
+  out->append("],\n\"stacks\":\"");
   for (size_t i = 0; i < stacks_.size(); i += 2) {
     const int64_t index = static_cast<int64_t>(i / 2), parent = stacks_[i];
-    fmt::format_to(inserter, "{}{},{}", i ? "," : "", parent < 0 ? 0 : index - parent, stacks_[i + 1]);
+    AppendStackNumber(static_cast<uint64_t>(parent < 0 ? 0 : index - parent), out);
+    AppendStackNumber(static_cast<uint64_t>(stacks_[i + 1]), out);
   }
-  out->append("],\n\"threads\":[");
+  out->push_back('"');
+  out->append(",\n\"threads\":[");
   for (size_t i = 0; i < threads_.size(); ++i) {
     fmt::format_to(inserter, "{}{},{},", i ? "," : "", threads_[i].pid, threads_[i].tid);
     AppendJsonString(threads_[i].comm ? *threads_[i].comm : std::string_view(":unknown"), out);

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -187,7 +188,29 @@ inline void CheckHtmlDoc(const std::string& page, const HtmlConsumer& c, size_t 
   if (!inv->Expect(!j.is_discarded() && j.is_object(), "html export: data is not a JSON object")) return;
   const auto& names = j["names"];
   const auto& frames = j["frames"];
-  const auto& stacks = j["stacks"];
+  if (!inv->Expect(j["stacks"].is_string(), "html export: stacks is not a string")) return;
+  // The stack string: base-32 numbers, a digit's index in kStackDigits holding 32 when
+  // more follow (export/html.h).
+  std::vector<uint64_t> stacks;
+  {
+    const std::string text = j["stacks"].get<std::string>();
+    uint64_t v = 0;
+    int shift = 0;
+    for (char ch : text) {
+      const char* at = std::strchr(kStackDigits, ch);
+      if (!inv->Expect(ch != '\0' && at, "html export: {:?} in the stack string", ch)) return;
+      const uint64_t d = static_cast<uint64_t>(at - kStackDigits);
+      if (!inv->Expect(shift < 64, "html export: a stack number over 64 bits")) return;
+      v |= (d & 31) << shift;
+      shift += 5;
+      if (d < 32) {
+        stacks.push_back(v);
+        v = 0;
+        shift = 0;
+      }
+    }
+    if (!inv->Expect(shift == 0, "html export: the stack string ends inside a number")) return;
+  }
   const auto& threads = j["threads"];
   const auto& totals = j["totals"];
   if (!inv->Expect(frames.size() % 3 == 0 && stacks.size() % 2 == 0 && threads.size() % 3 == 0 &&
@@ -200,7 +223,7 @@ inline void CheckHtmlDoc(const std::string& page, const HtmlConsumer& c, size_t 
       return;
   const uint64_t nr_stacks = stacks.size() / 2;
   for (uint64_t i = 0; i < nr_stacks; ++i)
-    if (!inv->Expect(stacks[2 * i].get<uint64_t>() <= i && stacks[2 * i + 1].get<uint64_t>() < frames.size() / 3,
+    if (!inv->Expect(stacks[2 * i] <= i && stacks[2 * i + 1] < frames.size() / 3,
                      "html export: stack {} out of range", i))
       return;
   std::vector<uint64_t> sums(nr_evsels, 0);

@@ -70,7 +70,7 @@ TEST_F(HtmlExportTest, NamesStayData) {
       << json;
   // Two threads of one process, each with its one leaf stack (1, delta-coded from 0).
   EXPECT_NE(json.find(R"("counts":[)" "\n" R"([0,0,[1,500]],)" "\n" R"([1,0,[1,500]]])"), std::string::npos) << json;
-  EXPECT_NE(json.find(R"("stacks":[0,0,1,1])"), std::string::npos) << json;  // main (root), evil under it
+  EXPECT_NE(json.find(R"("stacks":"AABB")"), std::string::npos) << json;  // main (root; frame 0), evil (frame 1) under it
   EXPECT_NE(json.find(R"("totals":[1000])"), std::string::npos) << json;
 
   const std::string page = RenderHtmlReport(json, "perflens: </title><script>alert(1)</script>");
@@ -83,6 +83,16 @@ TEST_F(HtmlExportTest, NamesStayData) {
 
 // FuzzExport exports HTML too for sizes 3 mod 4: each report seed, padded to such a
 // size (the bytes after the data section are not read), exports a page CheckHtml accepts.
+// The stack string's numbers (export/html.h's examples).
+TEST(HtmlStackNumberTest, Digits) {
+  std::string s;
+  for (uint64_t v : {0, 1, 31, 32, 908}) AppendStackNumber(v, &s);
+  EXPECT_EQ(s, "ABfgBsc");
+  s.clear();
+  AppendStackNumber(UINT64_MAX, &s);
+  EXPECT_EQ(s.size(), 13u);  // 64 bits in 5-bit digits
+}
+
 TEST_F(HtmlExportTest, FuzzCheckOnSeeds) {
   namespace fs = std::filesystem;
   int n = 0;
@@ -118,7 +128,9 @@ TEST_F(HtmlExportTest, FuzzCheckRejectsBrokenPages) {
     return p;
   };
   EXPECT_TRUE(fails(broken("\"totals\":[1]", "\"totals\":[2]")));    // totals != counts
-  EXPECT_TRUE(fails(broken("\"stacks\":[0,0,1,1]", "\"stacks\":[0,0,3,1]")));  // parent after child
+  EXPECT_TRUE(fails(broken("\"stacks\":\"AABB\"", "\"stacks\":\"AADB\"")));  // parent after child
+  EXPECT_TRUE(fails(broken("\"stacks\":\"AABB\"", "\"stacks\":\"AABg\"")));  // ends inside a number
+  EXPECT_TRUE(fails(broken("\"stacks\":\"AABB\"", "\"stacks\":\"AAB*\"")));  // not a digit
   EXPECT_TRUE(fails(broken("\"source\":\"p\"", "\"source\":\"<b>\"")));  // '<' in the data
   EXPECT_TRUE(fails(broken("[0,0,[1,1]]", "[0,0,[5,1]]")));              // leaf out of range
 }

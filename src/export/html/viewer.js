@@ -10,14 +10,34 @@
 
   // ---- The data, decoded once into typed arrays (stacks are tree nodes) ----
 
-  const nStacks = D.stacks.length / 2;
+  // The stack string (src/export/html.h): two base-32 numbers per stack, least
+  // significant digit first, a digit's character index holding 32 when more follow.
+  const DIGIT = new Int8Array(128).fill(-1);
+  'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'.split('').forEach((c, i) => {
+    DIGIT[c.charCodeAt(0)] = i;
+  });
+  let nNumbers = 0;
+  for (let i = 0; i < D.stacks.length; ++i) if (DIGIT[D.stacks.charCodeAt(i)] < 32) ++nNumbers;
+  const nStacks = nNumbers >> 1;
   const nFrames = D.frames.length / 3;
   const PARENT = new Int32Array(nStacks);  // -1: a root (outermost frame)
   const FRAME = new Int32Array(nStacks);
-  for (let i = 0; i < nStacks; ++i) {
-    const delta = D.stacks[2 * i];
-    PARENT[i] = delta ? i - delta : -1;
-    FRAME[i] = D.stacks[2 * i + 1];
+  {
+    let pos = 0;
+    const next = () => {
+      let v = 0, scale = 1, d;
+      do {
+        d = DIGIT[D.stacks.charCodeAt(pos++)];
+        v += (d & 31) * scale;
+        scale *= 32;
+      } while (d & 32);
+      return v;
+    };
+    for (let i = 0; i < nStacks; ++i) {
+      const delta = next();
+      PARENT[i] = delta ? i - delta : -1;
+      FRAME[i] = next();
+    }
   }
   D.stacks = null;
   for (const entry of D.counts) {  // leaf stack deltas → leaf stacks
