@@ -1,4 +1,4 @@
-// perflens HTML viewer: reads the data of <script id="perflens-data"> (its format is
+// perflens HTML viewer: reads the data of the script element #perflens-data (its format is
 // documented in src/export/html.h) and draws flame graph, icicle, top-down and
 // bottom-up trees and callers/callees. Names from the data are only ever set with
 // textContent, title or data attributes, never as HTML.
