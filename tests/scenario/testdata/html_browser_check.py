@@ -12,7 +12,7 @@ file (written by tests/scenario/html_report_test.cc):
    "threads": K}                    # threads with samples (selector options - 1)
 
 Prints one "ok: ..." line per check and "screenshot: PATH"; exits 1 with "FAIL: ..."
-lines when a check fails, 2 when the browser cannot start. Waits are explicit
+lines when a check fails, 2 when the browser cannot start (or selenium is missing). Waits are explicit
 (WebDriverWait on DOM state), never sleeps. No network: the page has a CSP of
 default-src 'none' and Chromium runs with a fresh profile in a temporary directory.
 """
@@ -23,11 +23,15 @@ import shutil
 import sys
 import tempfile
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
-from selenium.webdriver.common.by import By
-from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import Select, WebDriverWait
+try:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+except ImportError as e:  # no selenium: the browser cannot start (exit 2)
+    print("FAIL: cannot import selenium (python3-selenium): %s" % e)
+    sys.exit(2)
 
 WAIT = 30  # seconds, an upper bound for each wait, not a delay
 
