@@ -76,9 +76,10 @@ TEST_F(HtmlExportTest, NamesStayData) {
   const std::string page = RenderHtmlReport(json, "perflens: </title><script>alert(1)</script>");
   EXPECT_NE(page.find("<title>perflens: &lt;/title&gt;&lt;script&gt;alert(1)&lt;/script&gt;</title>"), std::string::npos);
   // The data element ends where the page puts its end: nothing in the data closes it.
-  const size_t data = page.find("<script type=\"application/json\" id=\"perflens-data\">");
+  constexpr std::string_view kOpen = "<script type=\"application/json\" id=\"perflens-data\">";
+  const size_t data = page.find(kOpen);
   ASSERT_NE(data, std::string::npos);
-  EXPECT_EQ(page.find("</script>", data), data + std::string_view("<script type=\"application/json\" id=\"perflens-data\">").size() + json.size());
+  EXPECT_EQ(page.find("</script>", data), data + kOpen.size() + json.size());
 }
 
 // FuzzExport exports HTML too for sizes 3 mod 4: each report seed, padded to such a

@@ -291,7 +291,8 @@ TEST_P(HtmlReportBrowser, ViewerAgreesWithReport) {
                                      " --screenshot " + ShellQuote(screenshot),
                                  dir_);
   std::printf("%s", check.out.c_str());
-  if (check.exit_code == 2 && may_skip) GTEST_SKIP() << "the browser did not start or selenium is missing (PERFLENS_SKIP_BROWSER=1)\n" << check.out;
+  if (check.exit_code == 2 && may_skip)
+    GTEST_SKIP() << "the browser did not start or selenium is missing (PERFLENS_SKIP_BROWSER=1)\n" << check.out;
   EXPECT_EQ(check.exit_code, 0) << check.out << check.err << "\nexpected: " << expect;
   EXPECT_NE(check.out.find("all checks passed"), std::string::npos);
   std::printf("[ html ] screenshot: %s\n", screenshot.c_str());
