@@ -12,6 +12,20 @@
 namespace perflens {
 namespace {
 
+uint64_t Mix(uint64_t h, uint64_t v) { return (h ^ v) * 0x9E3779B97F4A7C15ULL + (h >> 29); }
+
+// Appends `v` in decimal: AppendJson writes millions of numbers.
+void AppendUint(uint64_t v, std::string* out) {
+  char buf[20];
+  char* end = buf + sizeof buf;
+  char* p = end;
+  do {
+    *--p = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v);
+  out->append(p, end);
+}
+
 // A JSON string, safe inside <script>: '<', '>', '&' and control bytes as \u00XX;
 // bytes that are not UTF-8 as U+FFFD (JSON text is UTF-8, as the page is).
 void AppendJsonString(std::string_view raw, std::string* out) {
@@ -68,9 +82,13 @@ uint32_t HtmlConsumer::NameOf(std::string_view name) {
 }
 
 uint32_t HtmlConsumer::FrameOf(const AddrLocation& al) {
-  const bool kernel = al.dso && al.dso->is_kernel();
   const FrameKey key{al.sym ? static_cast<const void*>(al.sym) : nullptr, al.dso};
-  if (auto found = frame_cache_.find(key); found != frame_cache_.end()) return found->second;
+  const uint64_t hash = Mix(Mix(0, reinterpret_cast<uintptr_t>(key.sym)), reinterpret_cast<uintptr_t>(key.dso));
+  bool added = false;
+  const uint32_t slot = frame_cache_.FindOrAdd(
+      hash, [&](uint32_t id) { return cache_keys_[id] == key; }, static_cast<uint32_t>(cache_keys_.size()), &added);
+  if (!added) return cache_frames_[slot];
+  const bool kernel = al.dso && al.dso->is_kernel();
   std::string_view dso_name = ScriptDsoName(al.dso, &scratch_);
   std::string name;
   if (al.sym) {
@@ -86,34 +104,70 @@ uint32_t HtmlConsumer::FrameOf(const AddrLocation& al) {
   const uint32_t dso_id = NameOf(dso_name);
   const uint32_t name_id = NameOf(name);
   const uint64_t id_key = static_cast<uint64_t>(name_id) << 32 | dso_id;
-  auto [it, added] = frame_ids_.try_emplace(id_key, static_cast<uint32_t>(frames_.size() / 3));
-  if (added) frames_.insert(frames_.end(), {name_id, dso_id, kernel ? 1u : 0u});
-  frame_cache_.emplace(key, it->second);
+  auto [it, frame_added] = frame_ids_.try_emplace(id_key, static_cast<uint32_t>(frames_.size() / 3));
+  if (frame_added) frames_.insert(frames_.end(), {name_id, dso_id, kernel ? 1u : 0u});
+  cache_keys_.push_back(key);
+  cache_frames_.push_back(it->second);
   return it->second;
 }
 
 uint32_t HtmlConsumer::StackOf(int64_t parent, uint32_t frame) {
   const uint64_t key = static_cast<uint64_t>(parent + 1) << 32 | frame;
-  auto [it, added] = stack_ids_.try_emplace(key, static_cast<uint32_t>(stacks_.size() / 2));
+  bool added = false;
+  const uint32_t id = stack_ids_.FindOrAdd(
+      key, [](uint32_t) { return true; }, static_cast<uint32_t>(stacks_.size() / 2), &added);
   if (added) stacks_.insert(stacks_.end(), {parent, static_cast<int64_t>(frame)});
-  return it->second;
+  return id;
 }
 
 void HtmlConsumer::OnSample(const ResolvedSample& s) {
   if (s.evsel >= totals_.size()) return;  // not an evsel of the file: nothing to name it by
   int64_t stack = -1;
   if (s.has_callchain && !s.callchain.empty()) {
-    for (auto it = s.callchain.rbegin(); it != s.callchain.rend(); ++it) stack = StackOf(stack, FrameOf(it->al));
+    // Root first; the prefix shared with the previous sample's chain keeps its stacks.
+    const size_t n = s.callchain.size();
+    size_t depth = 0;
+    const size_t common = std::min(n, last_chain_.size());
+    for (; depth < common; ++depth) {
+      const AddrLocation& al = s.callchain[n - 1 - depth].al;
+      const FrameKey key{al.sym ? static_cast<const void*>(al.sym) : nullptr, al.dso};
+      if (!(key == last_chain_[depth])) break;
+    }
+    if (depth) stack = last_stacks_[depth - 1];
+    last_chain_.resize(depth);
+    last_stacks_.resize(depth);
+    for (; depth < n; ++depth) {
+      const AddrLocation& al = s.callchain[n - 1 - depth].al;
+      stack = StackOf(stack, FrameOf(al));
+      last_chain_.push_back({al.sym ? static_cast<const void*>(al.sym) : nullptr, al.dso});
+      last_stacks_.push_back(static_cast<uint32_t>(stack));
+    }
   } else {
     stack = StackOf(-1, FrameOf(s.location));
   }
   const ThreadKey tk{s.pid, s.tid, s.comm};
-  auto [t, t_added] = thread_ids_.try_emplace(tk, static_cast<uint32_t>(threads_.size()));
-  if (t_added) threads_.push_back(tk);
-  const uint64_t series_key = static_cast<uint64_t>(t->second) << 32 | s.evsel;
-  auto [se, se_added] = series_ids_.try_emplace(series_key, static_cast<uint32_t>(series_.size()));
-  if (se_added) series_.push_back({t->second, s.evsel, {}});
-  series_[se->second].counts[static_cast<uint32_t>(stack)] += s.nr_samples;
+  if (!(tk == last_thread_)) {
+    auto [t, t_added] = thread_ids_.try_emplace(tk, static_cast<uint32_t>(threads_.size()));
+    if (t_added) threads_.push_back(tk);
+    last_thread_ = tk;
+    last_thread_id_ = t->second;
+  }
+  const uint64_t series_key = static_cast<uint64_t>(last_thread_id_) << 32 | s.evsel;
+  if (series_key != last_series_key_) {
+    auto [se, se_added] = series_ids_.try_emplace(series_key, static_cast<uint32_t>(series_.size()));
+    if (se_added) series_.push_back({last_thread_id_, s.evsel});
+    last_series_key_ = series_key;
+    last_series_ = se->second;
+  }
+  const uint64_t count_key = static_cast<uint64_t>(last_series_) << 32 | static_cast<uint32_t>(stack);
+  bool added = false;
+  const uint32_t c = count_ids_.FindOrAdd(
+      count_key, [](uint32_t) { return true; }, static_cast<uint32_t>(count_keys_.size()), &added);
+  if (added) {
+    count_keys_.push_back(count_key);
+    count_values_.push_back(0);
+  }
+  count_values_[c] += s.nr_samples;
   totals_[s.evsel] += s.nr_samples;
 }
 
@@ -124,7 +178,7 @@ uint64_t HtmlConsumer::total_samples() const {
 }
 
 void HtmlConsumer::AppendJson(std::string_view source, std::string* out) const {
-  auto inserter = std::back_inserter(*out);
+  out->reserve(out->size() + stacks_.size() * 2 + count_keys_.size() * 12 + names_.size() * 64 + 1024);
   out->append("{\"version\":1,\"source\":");
   AppendJsonString(source, out);
   out->append(",\n\"names\":[");
@@ -133,7 +187,10 @@ void HtmlConsumer::AppendJson(std::string_view source, std::string* out) const {
     AppendJsonString(names_[i], out);
   }
   out->append("],\n\"frames\":[");
-  for (size_t i = 0; i < frames_.size(); ++i) fmt::format_to(inserter, "{}{}", i ? "," : "", frames_[i]);
+  for (size_t i = 0; i < frames_.size(); ++i) {
+    if (i) out->push_back(',');
+    AppendUint(frames_[i], out);
+  }
   out->append("],\n\"stacks\":\"");
   for (size_t i = 0; i < stacks_.size(); i += 2) {
     const int64_t index = static_cast<int64_t>(i / 2), parent = stacks_[i];
@@ -143,7 +200,11 @@ void HtmlConsumer::AppendJson(std::string_view source, std::string* out) const {
   out->push_back('"');
   out->append(",\n\"threads\":[");
   for (size_t i = 0; i < threads_.size(); ++i) {
-    fmt::format_to(inserter, "{}{},{},", i ? "," : "", threads_[i].pid, threads_[i].tid);
+    if (i) out->push_back(',');
+    AppendUint(threads_[i].pid, out);
+    out->push_back(',');
+    AppendUint(threads_[i].tid, out);
+    out->push_back(',');
     AppendJsonString(threads_[i].comm ? *threads_[i].comm : std::string_view(":unknown"), out);
   }
   out->append("],\n\"events\":[");
@@ -152,21 +213,36 @@ void HtmlConsumer::AppendJson(std::string_view source, std::string* out) const {
     AppendJsonString(evsel_names_[i], out);
   }
   out->append("],\n\"counts\":[");
+  // (series << 32 | stack) order: series by series, each in stack order; the output
+  // does not depend on the order samples came in.
+  std::vector<uint32_t> order(count_keys_.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return count_keys_[a] < count_keys_[b]; });
+  size_t j = 0;
   for (size_t i = 0; i < series_.size(); ++i) {
     const Series& se = series_[i];
-    fmt::format_to(inserter, "{}\n[{},{},[", i ? "," : "", se.thread, se.event);
-    // Stack order: the output does not depend on the hash map's.
-    std::vector<std::pair<uint32_t, uint64_t>> sorted(se.counts.begin(), se.counts.end());
-    std::sort(sorted.begin(), sorted.end());
+    if (i) out->push_back(',');
+    out->append("\n[");
+    AppendUint(se.thread, out);
+    out->push_back(',');
+    AppendUint(se.event, out);
+    out->append(",[");
     uint32_t previous = 0;
-    for (size_t j = 0; j < sorted.size(); ++j) {
-      fmt::format_to(inserter, "{}{},{}", j ? "," : "", sorted[j].first - previous, sorted[j].second);
-      previous = sorted[j].first;
+    for (bool first = true; j < order.size() && count_keys_[order[j]] >> 32 == i; ++j, first = false) {
+      const uint32_t stack = static_cast<uint32_t>(count_keys_[order[j]]);
+      if (!first) out->push_back(',');
+      AppendUint(stack - previous, out);
+      out->push_back(',');
+      AppendUint(count_values_[order[j]], out);
+      previous = stack;
     }
     out->append("]]");
   }
   out->append("],\n\"totals\":[");
-  for (size_t i = 0; i < totals_.size(); ++i) fmt::format_to(inserter, "{}{}", i ? "," : "", totals_[i]);
+  for (size_t i = 0; i < totals_.size(); ++i) {
+    if (i) out->push_back(',');
+    AppendUint(totals_[i], out);
+  }
   out->append("]}\n");
 }
 

@@ -43,6 +43,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/id_index.h"
 #include "perfdata/evlist.h"
 #include "session/session.h"
 
@@ -84,15 +85,20 @@ class HtmlConsumer : public SampleConsumer {
     const void* dso;
     bool operator==(const FrameKey&) const = default;
   };
-  struct FrameKeyHash {
-    size_t operator()(const FrameKey& k) const {
-      return std::hash<const void*>{}(k.sym) * 31 + std::hash<const void*>{}(k.dso);
-    }
-  };
-  std::unordered_map<FrameKey, uint32_t, FrameKeyHash> frame_cache_;
+  // frame_cache_ ids index cache_keys_ and cache_frames_.
+  IdIndex frame_cache_;
+  std::vector<FrameKey> cache_keys_;
+  std::vector<uint32_t> cache_frames_;
   std::unordered_map<uint64_t, uint32_t> frame_ids_;  // name << 32 | dso name
   std::vector<int64_t> stacks_;                       // parent, frame per stack
-  std::unordered_map<uint64_t, uint32_t> stack_ids_;  // (parent + 1) << 32 | frame
+  // (parent + 1) << 32 | frame → stack: the key is its own hash (one key per hash),
+  // so a hit needs no compare.
+  IdIndex stack_ids_;
+  // The previous sample's chain, root first: its frame keys and stacks. A sample that
+  // shares a prefix with it (most do: deep stacks differ near the leaf) takes the
+  // prefix's stacks without a lookup.
+  std::vector<FrameKey> last_chain_;
+  std::vector<uint32_t> last_stacks_;
   struct ThreadKey {
     uint32_t pid, tid;
     const std::string* comm;
@@ -105,13 +111,21 @@ class HtmlConsumer : public SampleConsumer {
   };
   std::unordered_map<ThreadKey, uint32_t, ThreadKeyHash> thread_ids_;
   std::vector<ThreadKey> threads_;
-  // (thread << 32 | event) → index in series_; each series maps stack → samples.
+  ThreadKey last_thread_{UINT32_MAX, UINT32_MAX, nullptr};
+  uint32_t last_thread_id_ = 0;
+  // (thread << 32 | event) → index in series_.
   std::unordered_map<uint64_t, uint32_t> series_ids_;
   struct Series {
     uint32_t thread, event;
-    std::unordered_map<uint32_t, uint64_t> counts;
   };
   std::vector<Series> series_;
+  uint64_t last_series_key_ = UINT64_MAX;
+  uint32_t last_series_ = 0;
+  // (series << 32 | leaf stack) → samples: count_ids_ (key is its own hash) indexes
+  // count_keys_ and count_values_.
+  IdIndex count_ids_;
+  std::vector<uint64_t> count_keys_;
+  std::vector<uint64_t> count_values_;
   std::vector<uint64_t> totals_;  // per event
   std::string scratch_;
 };

@@ -63,19 +63,6 @@ size_t PprofConsumer::ThreadKeyHash::operator()(const ThreadKey& k) const {
   return Mix(Mix(k.pid, k.tid), reinterpret_cast<uintptr_t>(k.comm));
 }
 
-void PprofConsumer::IdIndex::Grow() {
-  std::vector<Slot> old(slots_.size() * 2);
-  old.swap(slots_);
-  --shift_;
-  const size_t mask = slots_.size() - 1;
-  for (const Slot& slot : old) {
-    if (slot.id == kEmpty) continue;
-    size_t i = Index(slot.hash);
-    while (slots_[i].id != kEmpty) i = (i + 1) & mask;
-    slots_[i] = slot;
-  }
-}
-
 PprofConsumer::PprofConsumer(const std::vector<Evsel>& evsels, const Machine* machine)
     : evsels_(evsels),
       machine_(machine),

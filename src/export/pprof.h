@@ -39,6 +39,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/id_index.h"
 #include "base/result.h"
 #include "model/machine.h"
 #include "perfdata/evlist.h"
@@ -72,45 +73,6 @@ class PprofConsumer : public SampleConsumer {
   const std::vector<uint64_t>& total_period() const { return total_period_; }
 
  private:
-  // A 64-bit hash → uint32 id index, open addressing (linear probing, at most half
-  // full), whose keys live with their owner (`eq(id)` compares one): a lookup per
-  // sample and per new frame must not allocate or chase list nodes.
-  class IdIndex {
-   public:
-    IdIndex() : slots_(1024) {}
-    // The id whose key hashes to `hash` and satisfies `eq`, or `next_id` after
-    // adding it (*added set).
-    template <typename Eq>
-    uint32_t FindOrAdd(uint64_t hash, Eq&& eq, uint32_t next_id, bool* added) {
-      const size_t mask = slots_.size() - 1;
-      for (size_t i = Index(hash);; i = (i + 1) & mask) {
-        Slot& slot = slots_[i];
-        if (slot.id == kEmpty) {
-          slot = {hash, next_id};
-          *added = true;
-          if (++size_ * 2 > slots_.size()) Grow();
-          return next_id;
-        }
-        if (slot.hash == hash && eq(slot.id)) {
-          *added = false;
-          return slot.id;
-        }
-      }
-    }
-
-   private:
-    struct Slot {
-      uint64_t hash = 0;
-      uint32_t id = kEmpty;
-    };
-    static constexpr uint32_t kEmpty = UINT32_MAX;
-    // Fibonacci hashing: the product's top bits depend on every bit of the hash.
-    size_t Index(uint64_t hash) const { return (hash * 0x9E3779B97F4A7C15ULL) >> shift_; }
-    void Grow();
-    std::vector<Slot> slots_;
-    int shift_ = 64 - 10;  // 1024 slots
-    size_t size_ = 0;
-  };
   struct LocationKey {
     const Dso* dso;
     uint64_t bias;  // ip - dso_addr: tells two placements of one Dso apart
