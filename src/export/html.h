@@ -4,7 +4,15 @@
 // graph and icicle, search, thread and event selectors, top-down and bottom-up trees,
 // callers and callees of a function.
 //
-// The data, a JSON object in <script type="application/json" id="perflens-data">:
+// The data, a JSON object, gzip-compressed (libdeflate, level 6) and then base64-encoded
+// (RFC 4648 with '=' padding) in
+//   <script type="text/plain" id="perflens-data" data-encoding="gzip+base64">
+// The viewer inflates it with the browser's DecompressionStream('gzip') (every current
+// browser; file:// pages too) before JSON.parse; ReadHtmlReportData gives it back in
+// C++. Base64's alphabet has no '<', '>' or '&': whatever the names hold, the data can
+// never end its <script> element nor start another. (Format change: up to version 1's
+// first pages the JSON was inline in <script type="application/json">; fp.data's
+// 349K samples, 1.7M stacks: 7.6 MB inline, ~1 MB compressed.) The JSON:
 //   version   1
 //   source    the perf.data path
 //   names     string table: function names, then DSO names ("[unknown]" and such too)
@@ -44,6 +52,7 @@
 #include <vector>
 
 #include "base/id_index.h"
+#include "base/result.h"
 #include "perfdata/evlist.h"
 #include "session/session.h"
 
@@ -132,6 +141,11 @@ class HtmlConsumer : public SampleConsumer {
 
 // The whole HTML file: the viewer with `json` (HtmlConsumer::AppendJson) embedded and
 // `title` (HTML-escaped here) as its title.
+// The page's data element holds `json` compressed and encoded as above.
 std::string RenderHtmlReport(std::string_view json, std::string_view title);
+
+// The JSON embedded in a page RenderHtmlReport made: the data element found, base64
+// decoded and gunzipped. Errors: no data element, bad base64, a broken gzip stream.
+Result<std::string> ReadHtmlReportData(std::string_view page);
 
 }  // namespace perflens

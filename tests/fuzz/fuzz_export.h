@@ -171,17 +171,15 @@ inline void CheckFirefoxDoc(const std::string& text, uint64_t nr_samples, Invari
   inv->Expect(total == nr_samples, "firefox samples {}, the consumer took {}", total, nr_samples);
 }
 
-// The HTML page (export/html.h): one data element without '<', '>' or '&' that parses
-// as JSON; every stack's parent comes before it, every frame, name, thread, event and
+// The HTML page (export/html.h): one data element whose JSON (gunzipped) has no '<',
+// '>' or '&' and parses; every stack's parent comes before it, every frame, name, thread, event and
 // leaf stack index is in range, and the leaf counts add up per event to the totals,
 // which add up to the samples the consumer took.
 inline void CheckHtmlDoc(const std::string& page, const HtmlConsumer& c, size_t nr_evsels, Invariants* inv) {
-  static constexpr std::string_view kOpen = "<script type=\"application/json\" id=\"perflens-data\">";
-  const size_t open = page.find(kOpen);
-  if (!inv->Expect(open != std::string::npos, "html export: no data element")) return;
-  const size_t begin = open + kOpen.size(), end = page.find("</script>", begin);
-  if (!inv->Expect(end != std::string::npos, "html export: data element not closed")) return;
-  const std::string_view data(page.data() + begin, end - begin);
+  // The element holds base64 of gzip (export/html.h); ReadHtmlReportData undoes both.
+  const Result<std::string> json = ReadHtmlReportData(page);
+  if (!inv->Expect(json.ok(), "html export: {}", json.ok() ? "" : json.error().message)) return;
+  const std::string_view data = *json;
   if (!inv->Expect(data.find_first_of("<>&") == std::string_view::npos, "html export: '<', '>' or '&' in the data"))
     return;
   const nlohmann::json j = nlohmann::json::parse(data, nullptr, false);

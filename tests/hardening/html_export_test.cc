@@ -76,10 +76,17 @@ TEST_F(HtmlExportTest, NamesStayData) {
   const std::string page = RenderHtmlReport(json, "perflens: </title><script>alert(1)</script>");
   EXPECT_NE(page.find("<title>perflens: &lt;/title&gt;&lt;script&gt;alert(1)&lt;/script&gt;</title>"), std::string::npos);
   // The data element ends where the page puts its end: nothing in the data closes it.
-  constexpr std::string_view kOpen = "<script type=\"application/json\" id=\"perflens-data\">";
+  // The data is base64 (html.h): nothing in it can close the element or open a tag.
+  constexpr std::string_view kOpen = "<script type=\"text/plain\" id=\"perflens-data\" data-encoding=\"gzip+base64\">";
   const size_t data = page.find(kOpen);
   ASSERT_NE(data, std::string::npos);
-  EXPECT_EQ(page.find("</script>", data), data + kOpen.size() + json.size());
+  const size_t end = page.find("</script>", data);
+  ASSERT_NE(end, std::string::npos);
+  const std::string_view b64(page.data() + data + kOpen.size(), end - data - kOpen.size());
+  EXPECT_EQ(b64.find_first_not_of(std::string(kStackDigits) + "="), std::string_view::npos);
+  Result<std::string> back = ReadHtmlReportData(page);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(*back, json);
 }
 
 // FuzzExport exports HTML too for sizes 3 mod 4: each report seed, padded to such a
@@ -121,13 +128,25 @@ TEST_F(HtmlExportTest, FuzzCheckRejectsBrokenPages) {
     return !inv.ok() && inv.Finish() == 1;
   };
   EXPECT_FALSE(fails(page)) << fuzz::LastFailure();
+  // A change to the data: the page of the changed JSON.
   auto broken = [&](std::string_view from, std::string_view to) {
+    std::string j = json;
+    const size_t at = j.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) j.replace(at, from.size(), to);
+    return RenderHtmlReport(j, "t");
+  };
+  // The encoding broken: not base64, or a gzip stream cut short.
+  auto page_broken = [&](std::string_view from, std::string_view to) {
     std::string p = page;
     const size_t at = p.find(from);
     EXPECT_NE(at, std::string::npos) << from;
     if (at != std::string::npos) p.replace(at, from.size(), to);
     return p;
   };
+  EXPECT_TRUE(fails(page_broken("\">H4sI", "\">H4s*")));
+  EXPECT_TRUE(fails(page_broken("\">H4sI", "\">AAAA")));
+  EXPECT_FALSE(ReadHtmlReportData(page_broken("\">H4sI", "\">H4s*")).ok());
   EXPECT_TRUE(fails(broken("\"totals\":[1]", "\"totals\":[2]")));    // totals != counts
   EXPECT_TRUE(fails(broken("\"stacks\":\"AABB\"", "\"stacks\":\"AADB\"")));  // parent after child
   EXPECT_TRUE(fails(broken("\"stacks\":\"AABB\"", "\"stacks\":\"AABg\"")));  // ends inside a number

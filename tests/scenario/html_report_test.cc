@@ -25,6 +25,8 @@
 
 #include <fmt/format.h>
 
+#include "base/result.h"
+#include "export/html.h"
 #include "gtest/gtest.h"
 #include "scenario_util.h"
 
@@ -97,8 +99,10 @@ std::vector<std::string> EventSections(const std::string& text) {
 // The "totals":[...] array of the page's data.
 std::string DataTotals(const std::string& html) {
   static const std::regex kTotals(R"("totals":\[([0-9,]*)\])");
+  Result<std::string> json = ReadHtmlReportData(html);
+  if (!json.ok()) return "? " + json.error().message;
   std::smatch m;
-  return std::regex_search(html, m, kTotals) ? std::string(m[1]) : "?";
+  return std::regex_search(*json, m, kTotals) ? std::string(m[1]) : "?";
 }
 
 class HtmlReport : public ScratchDirTest<::testing::TestWithParam<std::string>> {
@@ -135,7 +139,11 @@ TEST_P(HtmlReport, SelfContainedSmallWithReportTotal) {
   ASSERT_GT(total, 0) << r.out;
   EXPECT_EQ(DataTotals(html), std::to_string(total));
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
-  EXPECT_NE(html.find("<script type=\"application/json\" id=\"perflens-data\">{\"version\":1,"), std::string::npos);
+  EXPECT_NE(html.find("<script type=\"text/plain\" id=\"perflens-data\" data-encoding=\"gzip+base64\">H4sI"),
+            std::string::npos);  // base64 of gzip's magic
+  Result<std::string> json = ReadHtmlReportData(html);
+  ASSERT_TRUE(json.ok()) << json.error().message;
+  EXPECT_EQ(json->rfind("{\"version\":1,", 0), 0u);
   EXPECT_NE(html.find("default-src 'none'"), std::string::npos);  // the CSP: no network
   // Nothing external: no URL, no linked file, no marker left unfilled.
   for (const char* bad : {"http://", "https://", "//cdn", "<link", " src=", "@import", "url(", "/*PERFLENS_"})

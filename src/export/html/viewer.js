@@ -1,11 +1,20 @@
-// perflens HTML viewer: reads the data of the script element #perflens-data (its format is
-// documented in src/export/html.h) and draws flame graph, icicle, top-down and
+// perflens HTML viewer: reads the data of the script element #perflens-data (gzip, then
+// base64; its format is documented in src/export/html.h) and draws flame graph, icicle, top-down and
 // bottom-up trees and callers/callees. Names from the data are only ever set with
 // textContent, title or data attributes, never as HTML.
-(function () {
+(async function () {
   'use strict';
 
-  const D = JSON.parse(document.getElementById('perflens-data').textContent);
+  // The data: base64 → bytes → DecompressionStream('gzip') → JSON text.
+  async function loadData() {
+    const b64 = document.getElementById('perflens-data').textContent;
+    const bin = atob(b64);
+    const bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; ++i) bytes[i] = bin.charCodeAt(i);
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
+    return JSON.parse(await new Response(stream).text());
+  }
+  const D = await loadData();
   const ROW = 18;  // px per flame graph level
 
   // ---- The data, decoded once into typed arrays (stacks are tree nodes) ----
