@@ -195,10 +195,26 @@ void HtmlConsumer::AppendJson(std::string_view source, std::string* out) const {
     AppendUint(frames_[i], out);
   }
   out->append("],\n\"stacks\":\"");
-  for (size_t i = 0; i < stacks_.size(); i += 2) {
-    const int64_t index = static_cast<int64_t>(i / 2), parent = stacks_[i];
-    AppendStackNumber(static_cast<uint64_t>(parent < 0 ? 0 : index - parent), out);
-    AppendStackNumber(static_cast<uint64_t>(stacks_[i + 1]), out);
+  // The stacks in preorder (html.h), children in id order; new_id: stack → its place.
+  const uint32_t n = static_cast<uint32_t>(stacks_.size() / 2);
+  std::vector<uint32_t> child_start(n + 2, 0);  // children of parent p + 1 (0: the roots)
+  for (uint32_t i = 0; i < n; ++i) ++child_start[stacks_[2 * i] + 2];
+  for (uint32_t i = 0; i <= n; ++i) child_start[i + 1] += child_start[i];
+  std::vector<uint32_t> children(n);
+  for (uint32_t i = 0; i < n; ++i) children[child_start[stacks_[2 * i] + 1]++] = i;
+  // child_start[p + 1] is now the end of p's children, their start child_start[p].
+  std::vector<uint32_t> new_id(n);
+  std::vector<std::pair<uint32_t, uint32_t>> todo;  // (stack, depth), top last
+  for (uint32_t k = child_start[0]; k-- > 0;) todo.push_back({children[k], 0});
+  uint32_t next_id = 0, previous_depth_plus_1 = 0;
+  while (!todo.empty()) {
+    const auto [stack, depth] = todo.back();
+    todo.pop_back();
+    new_id[stack] = next_id++;
+    AppendStackNumber(previous_depth_plus_1 - depth, out);
+    AppendStackNumber(static_cast<uint64_t>(stacks_[2 * stack + 1]), out);
+    previous_depth_plus_1 = depth + 1;
+    for (uint32_t k = child_start[stack + 1]; k-- > child_start[stack];) todo.push_back({children[k], depth + 1});
   }
   out->push_back('"');
   out->append(",\n\"threads\":[");
@@ -216,11 +232,12 @@ void HtmlConsumer::AppendJson(std::string_view source, std::string* out) const {
     AppendJsonString(evsel_names_[i], out);
   }
   out->append("],\n\"counts\":[");
-  // (series << 32 | stack) order: series by series, each in stack order; the output
-  // does not depend on the order samples came in.
-  std::vector<uint32_t> order(count_keys_.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
-  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return count_keys_[a] < count_keys_[b]; });
+  // (series, stack) order: series by series, each in (preorder) stack order; the
+  // output does not depend on the order samples came in.
+  std::vector<std::pair<uint64_t, uint64_t>> counts(count_keys_.size());  // key, samples
+  for (size_t i = 0; i < counts.size(); ++i)
+    counts[i] = {count_keys_[i] >> 32 << 32 | new_id[static_cast<uint32_t>(count_keys_[i])], count_values_[i]};
+  std::sort(counts.begin(), counts.end());
   size_t j = 0;
   for (size_t i = 0; i < series_.size(); ++i) {
     const Series& se = series_[i];
@@ -231,12 +248,12 @@ void HtmlConsumer::AppendJson(std::string_view source, std::string* out) const {
     AppendUint(se.event, out);
     out->append(",[");
     uint32_t previous = 0;
-    for (bool first = true; j < order.size() && count_keys_[order[j]] >> 32 == i; ++j, first = false) {
-      const uint32_t stack = static_cast<uint32_t>(count_keys_[order[j]]);
+    for (bool first = true; j < counts.size() && counts[j].first >> 32 == i; ++j, first = false) {
+      const uint32_t stack = static_cast<uint32_t>(counts[j].first);
       if (!first) out->push_back(',');
       AppendUint(stack - previous, out);
       out->push_back(',');
-      AppendUint(count_values_[order[j]], out);
+      AppendUint(counts[j].second, out);
       previous = stack;
     }
     out->append("]]");

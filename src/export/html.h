@@ -20,16 +20,22 @@
 //             index `names`, kernel is 1 for a kernel frame. Frame names are the symbol
 //             as report prints it; an unresolved frame is "[basename of its dso]" or
 //             "[unknown]", as folded stacks name them (export/folded.h).
-//   stacks    a string of numbers, two per stack: its parent delta and its frame. Stack
-//             i is the call path root → ... → its frame; its parent stack is i - delta
-//             (delta 0: a root, outermost frame). A parent always comes before its
-//             child, so most deltas are 1. Each number is written in base 32, least
-//             significant digit first, one character of kStackDigits per digit: the
-//             character's index holds the digit in its low 5 bits and 32 when more
-//             digits follow (0 → "A", 1 → "B", 31 → "f", 32 → "gB", 908 → "sc").
-//             Example: main → work → leaf is three stacks "A" f_main "B" f_work "B"
-//             f_leaf; with frames 0, 1, 2: "AABBBC", and a sample there counts for
-//             stack 2. (JSON arrays took twice the bytes: fp.data's 1.7M stacks.)
+//   stacks    a string of numbers, two per stack: its climb and its frame. Stack i is
+//             the call path root → ... → its frame. The stacks come in preorder (a
+//             stack right after its parent, or after an earlier sibling's subtree), so
+//             a stack's parent is an ancestor of the stack before it, or the stack
+//             itself: the climb is the number of levels it sits above a child of the
+//             stack before it (0: that child; depth(i) = depth(i - 1) + 1 - climb,
+//             roots at depth 0, the first stack's climb 0). Each number is written in
+//             base 32, least significant digit first, one character of kStackDigits
+//             per digit: the character's index holds the digit in its low 5 bits and
+//             32 when more digits follow (0 → "A", 1 → "B", 31 → "f", 32 → "gB",
+//             908 → "sc").
+//             Example: main → work → leaf and main → other, frames 0, 1, 2, 3: "AA"
+//             main, "AB" work, "AC" leaf, "CD" other (two levels above leaf's child:
+//             main's child): "AAABACCD"; a sample in main → other counts for stack 3.
+//             (Parent deltas took 1.3x the gzip bytes, JSON arrays twice the bytes:
+//             fp.data's 1.7M stacks.)
 //   threads   [pid, tid, comm] triples, per (pid, tid, comm) seen
 //   events    the evsel names, in file order
 //   counts    one entry per (thread, event) with samples: [thread, event, [stack delta,

@@ -220,10 +220,15 @@ inline void CheckHtmlDoc(const std::string& page, const HtmlConsumer& c, size_t 
                      "html export: frame {} names a string out of range", i / 3))
       return;
   const uint64_t nr_stacks = stacks.size() / 2;
-  for (uint64_t i = 0; i < nr_stacks; ++i)
-    if (!inv->Expect(stacks[2 * i] <= i && stacks[2 * i + 1] < frames.size() / 3,
+  // Preorder: a stack's first number is how many levels it is above the previous
+  // stack's child (0: its child); it never climbs above a root.
+  uint64_t depth_plus_1 = 0;  // of the previous stack; 0 before the first
+  for (uint64_t i = 0; i < nr_stacks; ++i) {
+    if (!inv->Expect(stacks[2 * i] <= depth_plus_1 && stacks[2 * i + 1] < frames.size() / 3,
                      "html export: stack {} out of range", i))
       return;
+    depth_plus_1 = depth_plus_1 + 1 - stacks[2 * i];
+  }
   std::vector<uint64_t> sums(nr_evsels, 0);
   for (const auto& series : j["counts"]) {
     const uint64_t thread = series[0].get<uint64_t>(), event = series[1].get<uint64_t>();

@@ -70,7 +70,7 @@ TEST_F(HtmlExportTest, NamesStayData) {
       << json;
   // Two threads of one process, each with its one leaf stack (1, delta-coded from 0).
   EXPECT_NE(json.find(R"("counts":[)" "\n" R"([0,0,[1,500]],)" "\n" R"([1,0,[1,500]]])"), std::string::npos) << json;
-  EXPECT_NE(json.find(R"("stacks":"AABB")"), std::string::npos) << json;  // main (root; frame 0), evil (frame 1) under it
+  EXPECT_NE(json.find(R"("stacks":"AAAB")"), std::string::npos) << json;  // main (root; frame 0), evil (frame 1) under it
   EXPECT_NE(json.find(R"("totals":[1000])"), std::string::npos) << json;
 
   const std::string page = RenderHtmlReport(json, "perflens: </title><script>alert(1)</script>");
@@ -148,9 +148,9 @@ TEST_F(HtmlExportTest, FuzzCheckRejectsBrokenPages) {
   EXPECT_TRUE(fails(page_broken("\">H4sI", "\">AAAA")));
   EXPECT_FALSE(ReadHtmlReportData(page_broken("\">H4sI", "\">H4s*")).ok());
   EXPECT_TRUE(fails(broken("\"totals\":[1]", "\"totals\":[2]")));    // totals != counts
-  EXPECT_TRUE(fails(broken("\"stacks\":\"AABB\"", "\"stacks\":\"AADB\"")));  // parent after child
-  EXPECT_TRUE(fails(broken("\"stacks\":\"AABB\"", "\"stacks\":\"AABg\"")));  // ends inside a number
-  EXPECT_TRUE(fails(broken("\"stacks\":\"AABB\"", "\"stacks\":\"AAB*\"")));  // not a digit
+  EXPECT_TRUE(fails(broken("\"stacks\":\"AAAB\"", "\"stacks\":\"AACB\"")));  // climbs above a root
+  EXPECT_TRUE(fails(broken("\"stacks\":\"AAAB\"", "\"stacks\":\"AAAg\"")));  // ends inside a number
+  EXPECT_TRUE(fails(broken("\"stacks\":\"AAAB\"", "\"stacks\":\"AAA*\"")));  // not a digit
   EXPECT_TRUE(fails(broken("\"source\":\"p\"", "\"source\":\"<b>\"")));  // '<' in the data
   EXPECT_TRUE(fails(broken("[0,0,[1,1]]", "[0,0,[5,1]]")));              // leaf out of range
 }

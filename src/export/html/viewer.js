@@ -19,8 +19,9 @@
 
   // ---- The data, decoded once into typed arrays (stacks are tree nodes) ----
 
-  // The stack string (src/export/html.h): two base-32 numbers per stack, least
-  // significant digit first, a digit's character index holding 32 when more follow.
+  // The stack string (src/export/html.h): two base-32 numbers per stack (levels climbed
+  // from the previous stack's child, frame), least significant digit first, a digit's
+  // character index holding 32 when more follow.
   const DIGIT = new Int8Array(128).fill(-1);
   'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'.split('').forEach((c, i) => {
     DIGIT[c.charCodeAt(0)] = i;
@@ -42,9 +43,12 @@
       } while (d & 32);
       return v;
     };
+    const path = [];  // the stacks from a root to the previous one
+    let depth = -1;
     for (let i = 0; i < nStacks; ++i) {
-      const delta = next();
-      PARENT[i] = delta ? i - delta : -1;
+      depth = depth + 1 - next();
+      PARENT[i] = depth > 0 ? path[depth - 1] : -1;
+      path[depth] = i;
       FRAME[i] = next();
     }
   }
