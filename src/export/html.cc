@@ -114,12 +114,11 @@ uint32_t HtmlConsumer::FrameOf(const AddrLocation& al) {
   return it->second;
 }
 
-uint32_t HtmlConsumer::StackOf(int64_t parent, uint32_t frame) {
+uint32_t HtmlConsumer::StackOf(int64_t parent, uint32_t frame, bool* added) {
   const uint64_t key = static_cast<uint64_t>(parent + 1) << 32 | frame;
-  bool added = false;
   const uint32_t id = stack_ids_.FindOrAdd(
-      key, [](uint32_t) { return true; }, static_cast<uint32_t>(stacks_.size() / 2), &added);
-  if (added) stacks_.insert(stacks_.end(), {parent, static_cast<int64_t>(frame)});
+      key, [](uint32_t) { return true; }, static_cast<uint32_t>(stacks_.size() / 2), added);
+  if (*added) stacks_.insert(stacks_.end(), {parent, static_cast<int64_t>(frame)});
   return id;
 }
 
@@ -139,14 +138,32 @@ void HtmlConsumer::OnSample(const ResolvedSample& s) {
     if (depth) stack = last_stacks_[depth - 1];
     last_chain_.resize(depth);
     last_stacks_.resize(depth);
-    for (; depth < n; ++depth) {
-      const AddrLocation& al = s.callchain[n - 1 - depth].al;
-      stack = StackOf(stack, FrameOf(al));
+    bool added = false;
+    while (depth < n && !added) {
+      const AddrLocation& al = s.callchain[n - 1 - depth++].al;
+      stack = StackOf(stack, FrameOf(al), &added);
       last_chain_.push_back({al.sym ? static_cast<const void*>(al.sym) : nullptr, al.dso});
       last_stacks_.push_back(static_cast<uint32_t>(stack));
     }
+    if (depth < n) {
+      // Under a new stack every stack is new, its id the next one: the index slots of
+      // all of them are known now, and loaded together (most stacks are added here).
+      new_frames_.clear();
+      for (size_t d = depth; d < n; ++d) {
+        const AddrLocation& al = s.callchain[n - 1 - d].al;
+        new_frames_.push_back(FrameOf(al));
+        last_chain_.push_back({al.sym ? static_cast<const void*>(al.sym) : nullptr, al.dso});
+      }
+      for (size_t k = 0; k < new_frames_.size(); ++k)
+        stack_ids_.Prefetch(static_cast<uint64_t>(stack + static_cast<int64_t>(k) + 1) << 32 | new_frames_[k]);
+      for (uint32_t frame : new_frames_) {
+        stack = StackOf(stack, frame, &added);
+        last_stacks_.push_back(static_cast<uint32_t>(stack));
+      }
+    }
   } else {
-    stack = StackOf(-1, FrameOf(s.location));
+    bool added = false;
+    stack = StackOf(-1, FrameOf(s.location), &added);
   }
   const ThreadKey tk{s.pid, s.tid, s.comm};
   if (!(tk == last_thread_)) {

@@ -86,7 +86,7 @@ class HtmlConsumer : public SampleConsumer {
  private:
   uint32_t NameOf(std::string_view name);
   uint32_t FrameOf(const AddrLocation& al);
-  uint32_t StackOf(int64_t parent, uint32_t frame);
+  uint32_t StackOf(int64_t parent, uint32_t frame, bool* added);
 
   std::vector<std::string> evsel_names_;
   std::vector<std::string> names_;
@@ -114,6 +114,7 @@ class HtmlConsumer : public SampleConsumer {
   // prefix's stacks without a lookup.
   std::vector<FrameKey> last_chain_;
   std::vector<uint32_t> last_stacks_;
+  std::vector<uint32_t> new_frames_;  // scratch: the frames under a new stack
   struct ThreadKey {
     uint32_t pid, tid;
     const std::string* comm;
