@@ -199,7 +199,7 @@ uint64_t HtmlConsumer::total_samples() const {
 
 void HtmlConsumer::AppendJson(std::string_view source, std::string* out) const {
   out->reserve(out->size() + stacks_.size() * 2 + count_keys_.size() * 12 + names_.size() * 64 + 1024);
-  out->append("{\"version\":1,\"source\":");
+  out->append("{\"version\":2,\"source\":");
   AppendJsonString(source, out);
   out->append(",\n\"names\":[");
   for (size_t i = 0; i < names_.size(); ++i) {
@@ -337,9 +337,10 @@ Result<std::string> DecodeBase64(std::string_view text) {
   return out;
 }
 
-// `json` gzip-compressed (level 6: a third of level 1's time again for ~10% less).
+// `json` gzip-compressed at level 1, as pprof: on fp.data level 6 writes 3% fewer bytes
+// (4.45 MB, not 4.59) in ~0.1 s more, a tenth of the whole export.
 std::string Gzip(std::string_view json) {
-  libdeflate_compressor* c = libdeflate_alloc_compressor(6);
+  libdeflate_compressor* c = libdeflate_alloc_compressor(1);
   if (!c) throw std::bad_alloc();
   std::string out(libdeflate_gzip_compress_bound(c, json.size()), '\0');
   const size_t n = libdeflate_gzip_compress(c, json.data(), json.size(), out.data(), out.size());

@@ -4,16 +4,16 @@
 // graph and icicle, search, thread and event selectors, top-down and bottom-up trees,
 // callers and callees of a function.
 //
-// The data, a JSON object, gzip-compressed (libdeflate, level 6) and then base64-encoded
+// The data, a JSON object, gzip-compressed (libdeflate, level 1) and then base64-encoded
 // (RFC 4648 with '=' padding) in
 //   <script type="text/plain" id="perflens-data" data-encoding="gzip+base64">
 // The viewer inflates it with the browser's DecompressionStream('gzip') (every current
 // browser; file:// pages too) before JSON.parse; ReadHtmlReportData gives it back in
 // C++. Base64's alphabet has no '<', '>' or '&': whatever the names hold, the data can
-// never end its <script> element nor start another. (Format change: up to version 1's
-// first pages the JSON was inline in <script type="application/json">; fp.data's
-// 349K samples, 1.7M stacks: 7.6 MB inline, ~1 MB compressed.) The JSON:
-//   version   1
+// never end its <script> element nor start another. (Version 1 had the JSON inline
+// in <script type="application/json"> and stacks as parent deltas; fp.data's 349K
+// samples, 1.7M stacks: 7.6 MB then, 4.6 MB now.) The JSON:
+//   version   2
 //   source    the perf.data path
 //   names     string table: function names, then DSO names ("[unknown]" and such too)
 //   frames    flat [name, dso, kernel] triples: frame i is frames[3i..3i+3), name and dso

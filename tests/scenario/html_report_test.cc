@@ -143,7 +143,7 @@ TEST_P(HtmlReport, SelfContainedSmallWithReportTotal) {
             std::string::npos);  // base64 of gzip's magic
   Result<std::string> json = ReadHtmlReportData(html);
   ASSERT_TRUE(json.ok()) << json.error().message;
-  EXPECT_EQ(json->rfind("{\"version\":1,", 0), 0u);
+  EXPECT_EQ(json->rfind("{\"version\":2,", 0), 0u);
   EXPECT_NE(html.find("default-src 'none'"), std::string::npos);  // the CSP: no network
   // Nothing external: no URL, no linked file, no marker left unfilled.
   for (const char* bad : {"http://", "https://", "//cdn", "<link", " src=", "@import", "url(", "/*PERFLENS_"})
