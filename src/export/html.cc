@@ -231,7 +231,14 @@ void HtmlConsumer::AppendJson(std::string_view source, std::string* out) const {
     AppendStackNumber(previous_depth_plus_1 - depth, out);
     AppendStackNumber(static_cast<uint64_t>(stacks_[2 * stack + 1]), out);
     previous_depth_plus_1 = depth + 1;
-    for (uint32_t k = child_start[stack + 1]; k-- > child_start[stack];) todo.push_back({children[k], depth + 1});
+    for (uint32_t k = child_start[stack + 1]; k-- > child_start[stack];) {
+      // Popped later (but the first): start loading what the pop reads.
+      const uint32_t c = children[k];
+      __builtin_prefetch(&stacks_[2 * c]);
+      __builtin_prefetch(&child_start[c]);
+      __builtin_prefetch(&new_id[c], 1);
+      todo.push_back({c, depth + 1});
+    }
   }
   out->push_back('"');
   out->append(",\n\"threads\":[");
