@@ -99,8 +99,31 @@ uint32_t HtmlConsumer::StackOf(int64_t parent, uint32_t frame) {
   return it->second;
 }
 
+void HtmlConsumer::BeginBaseline(const std::vector<Evsel>& base_evsels, std::string_view base_source) {
+  baseline_ = true;
+  has_baseline_ = true;
+  base_source_ = base_source;
+  frame_cache_.clear();
+  baseline_evsels_.assign(base_evsels.size(), -1);
+  for (size_t i = 0; i < base_evsels.size(); ++i) {
+    auto same = std::find(evsel_names_.begin(), evsel_names_.end(), base_evsels[i].name);
+    if (same != evsel_names_.end()) baseline_evsels_[i] = static_cast<int32_t>(same - evsel_names_.begin());
+  }
+  base_totals_.assign(totals_.size(), 0);
+}
+
+void HtmlConsumer::EndBaseline() {
+  baseline_ = false;
+  frame_cache_.clear();
+}
+
 void HtmlConsumer::OnSample(const ResolvedSample& s) {
-  if (s.evsel >= totals_.size()) return;  // not an evsel of the file: nothing to name it by
+  uint32_t evsel = s.evsel;
+  if (baseline_) {
+    if (evsel >= baseline_evsels_.size() || baseline_evsels_[evsel] < 0) return;
+    evsel = static_cast<uint32_t>(baseline_evsels_[evsel]);
+  }
+  if (evsel >= totals_.size()) return;  // not an evsel of the file: nothing to name it by
   int64_t stack = -1;
   if (s.has_callchain && !s.callchain.empty()) {
     for (auto it = s.callchain.rbegin(); it != s.callchain.rend(); ++it) stack = StackOf(stack, FrameOf(it->al));
@@ -110,11 +133,13 @@ void HtmlConsumer::OnSample(const ResolvedSample& s) {
   const ThreadKey tk{s.pid, s.tid, s.comm};
   auto [t, t_added] = thread_ids_.try_emplace(tk, static_cast<uint32_t>(threads_.size()));
   if (t_added) threads_.push_back(tk);
-  const uint64_t series_key = static_cast<uint64_t>(t->second) << 32 | s.evsel;
+  // A thread is the baseline's or the new file's (its comm is of that file's session):
+  // the thread index alone tells the series apart.
+  const uint64_t series_key = static_cast<uint64_t>(t->second) << 32 | evsel;
   auto [se, se_added] = series_ids_.try_emplace(series_key, static_cast<uint32_t>(series_.size()));
-  if (se_added) series_.push_back({t->second, s.evsel, {}});
+  if (se_added) series_.push_back({t->second, evsel, baseline_, {}});
   series_[se->second].counts[static_cast<uint32_t>(stack)] += s.nr_samples;
-  totals_[s.evsel] += s.nr_samples;
+  (baseline_ ? base_totals_ : totals_)[evsel] += s.nr_samples;
 }
 
 uint64_t HtmlConsumer::total_samples() const {
@@ -151,10 +176,31 @@ void HtmlConsumer::AppendJson(std::string_view source, std::string* out) const {
     if (i) out->push_back(',');
     AppendJsonString(evsel_names_[i], out);
   }
-  out->append("],\n\"counts\":[");
-  for (size_t i = 0; i < series_.size(); ++i) {
-    const Series& se = series_[i];
-    fmt::format_to(inserter, "{}\n[{},{},[", i ? "," : "", se.thread, se.event);
+  out->append("],\n\"counts\":");
+  AppendCounts(false, out);
+  out->append(",\n\"totals\":[");
+  for (size_t i = 0; i < totals_.size(); ++i) fmt::format_to(inserter, "{}{}", i ? "," : "", totals_[i]);
+  out->push_back(']');
+  if (has_baseline_) {
+    out->append(",\n\"base\":{\"source\":");
+    AppendJsonString(base_source_, out);
+    out->append(",\n\"counts\":");
+    AppendCounts(true, out);
+    out->append(",\n\"totals\":[");
+    for (size_t i = 0; i < base_totals_.size(); ++i) fmt::format_to(inserter, "{}{}", i ? "," : "", base_totals_[i]);
+    out->append("]}");
+  }
+  out->append("}\n");
+}
+
+void HtmlConsumer::AppendCounts(bool base, std::string* out) const {
+  auto inserter = std::back_inserter(*out);
+  out->push_back('[');
+  bool first = true;
+  for (const Series& se : series_) {
+    if (se.base != base) continue;
+    fmt::format_to(inserter, "{}\n[{},{},[", first ? "" : ",", se.thread, se.event);
+    first = false;
     // Stack order: the output does not depend on the hash map's.
     std::vector<std::pair<uint32_t, uint64_t>> sorted(se.counts.begin(), se.counts.end());
     std::sort(sorted.begin(), sorted.end());
@@ -165,9 +211,7 @@ void HtmlConsumer::AppendJson(std::string_view source, std::string* out) const {
     }
     out->append("]]");
   }
-  out->append("],\n\"totals\":[");
-  for (size_t i = 0; i < totals_.size(); ++i) fmt::format_to(inserter, "{}{}", i ? "," : "", totals_[i]);
-  out->append("]}\n");
+  out->push_back(']');
 }
 
 std::string RenderHtmlReport(std::string_view json, std::string_view title) {

@@ -31,6 +31,11 @@
 //             Example: [2, 0, [5, 10, 3, 1]] is 10 samples in stack 5 and 1 in stack 8,
 //             of thread 2, event 0.
 //   totals    per event, the samples exported
+//   base      only in `perflens diff --html`'s page: the baseline file's samples, read
+//             into the same names, frames, stacks and threads (so a call path of both
+//             files is one stack): {"source": its path, "counts": as counts, with its
+//             events paired with `events` by name, "totals": per event}. The top-level
+//             fields are the new file's.
 // Samples are counted (nr_samples of a summed one), not weighted by period. A sample
 // without callchain (or with an empty one) counts for the stack of its own location.
 // Source lines are not carried: ResolvedSample frames hold no srcline, and reading DWARF
@@ -59,6 +64,16 @@ class HtmlConsumer : public SampleConsumer {
   explicit HtmlConsumer(const std::vector<Evsel>& evsels);
   void OnSample(const ResolvedSample& s) override;
 
+  // `perflens diff --html`: the samples delivered between BeginBaseline and EndBaseline
+  // are the baseline's (the "base" series), from a file whose evsels are `base_evsels`,
+  // paired with the constructor's by name (a baseline evsel of no name there is left
+  // out). Frames are cached by Symbol and Dso pointer: both calls drop that cache, the
+  // other file's session has its own objects. Both sessions must outlive AppendJson
+  // (the thread table points at their comms).
+  // `base_source`: the baseline's path, for the page.
+  void BeginBaseline(const std::vector<Evsel>& base_evsels, std::string_view base_source);
+  void EndBaseline();
+
   // Appends the data object (above) to *out, as JSON safe inside a <script> element
   // ('<', '>' and '&' escaped as \u003c...; bytes that are not UTF-8 as U+FFFD).
   void AppendJson(std::string_view source, std::string* out) const;
@@ -71,6 +86,8 @@ class HtmlConsumer : public SampleConsumer {
   uint32_t NameOf(std::string_view name);
   uint32_t FrameOf(const AddrLocation& al);
   uint32_t StackOf(int64_t parent, uint32_t frame);
+  // Appends the "counts" array of the new file's series or (base) the baseline's.
+  void AppendCounts(bool base, std::string* out) const;
 
   std::vector<std::string> evsel_names_;
   std::vector<std::string> names_;
@@ -107,8 +124,15 @@ class HtmlConsumer : public SampleConsumer {
   std::vector<ThreadKey> threads_;
   // (thread << 32 | event) → index in series_; each series maps stack → samples.
   std::unordered_map<uint64_t, uint32_t> series_ids_;
+  // While the baseline is read: its evsel index → the constructor's (-1: none).
+  bool baseline_ = false;
+  bool has_baseline_ = false;  // BeginBaseline was called: the data has "base"
+  std::string base_source_;
+  std::vector<int32_t> baseline_evsels_;
+  std::vector<uint64_t> base_totals_;  // per event, the baseline's samples
   struct Series {
     uint32_t thread, event;
+    bool base;  // the baseline's
     std::unordered_map<uint32_t, uint64_t> counts;
   };
   std::vector<Series> series_;
