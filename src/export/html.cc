@@ -58,7 +58,10 @@ void AppendHtmlEscaped(std::string_view s, std::string* out) {
 }  // namespace
 
 HtmlConsumer::HtmlConsumer(const std::vector<Evsel>& evsels) : totals_(evsels.size(), 0) {
-  for (const Evsel& ev : evsels) evsel_names_.push_back(ev.name);
+  for (const Evsel& ev : evsels) {
+    evsel_names_.push_back(ev.name);
+    evsel_kinds_.emplace_back(ev.attr.type, ev.attr.config);
+  }
 }
 
 uint32_t HtmlConsumer::NameOf(std::string_view name) {
@@ -106,8 +109,9 @@ void HtmlConsumer::BeginBaseline(const std::vector<Evsel>& base_evsels, std::str
   frame_cache_.clear();
   baseline_evsels_.assign(base_evsels.size(), -1);
   for (size_t i = 0; i < base_evsels.size(); ++i) {
-    auto same = std::find(evsel_names_.begin(), evsel_names_.end(), base_evsels[i].name);
-    if (same != evsel_names_.end()) baseline_evsels_[i] = static_cast<int32_t>(same - evsel_names_.begin());
+    const std::pair<uint32_t, uint64_t> kind(base_evsels[i].attr.type, base_evsels[i].attr.config);
+    auto same = std::find(evsel_kinds_.begin(), evsel_kinds_.end(), kind);
+    if (same != evsel_kinds_.end()) baseline_evsels_[i] = static_cast<int32_t>(same - evsel_kinds_.begin());
   }
   base_totals_.assign(totals_.size(), 0);
 }

@@ -34,7 +34,8 @@
 //   base      only in `perflens diff --html`'s page: the baseline file's samples, read
 //             into the same names, frames, stacks and threads (so a call path of both
 //             files is one stack): {"source": its path, "counts": as counts, with its
-//             events paired with `events` by name, "totals": per event}. The top-level
+//             events paired with `events` by attr type and config as perf diff pairs
+//             them, "totals": per event}. The top-level
 //             fields are the new file's.
 // Samples are counted (nr_samples of a summed one), not weighted by period. A sample
 // without callchain (or with an empty one) counts for the stack of its own location.
@@ -66,8 +67,8 @@ class HtmlConsumer : public SampleConsumer {
 
   // `perflens diff --html`: the samples delivered between BeginBaseline and EndBaseline
   // are the baseline's (the "base" series), from a file whose evsels are `base_evsels`,
-  // paired with the constructor's by name (a baseline evsel of no name there is left
-  // out). Frames are cached by Symbol and Dso pointer: both calls drop that cache, the
+  // each paired with the first of the constructor's of the same attr type and config,
+  // as perf diff pairs them (evsel__match2; a baseline evsel without one is left out). Frames are cached by Symbol and Dso pointer: both calls drop that cache, the
   // other file's session has its own objects. Both sessions must outlive AppendJson
   // (the thread table points at their comms).
   // `base_source`: the baseline's path, for the page.
@@ -90,6 +91,7 @@ class HtmlConsumer : public SampleConsumer {
   void AppendCounts(bool base, std::string* out) const;
 
   std::vector<std::string> evsel_names_;
+  std::vector<std::pair<uint32_t, uint64_t>> evsel_kinds_;  // attr type, config
   std::vector<std::string> names_;
   std::unordered_map<std::string, uint32_t> name_ids_;
   std::vector<uint32_t> frames_;  // name, dso, kernel per frame
