@@ -8,6 +8,7 @@
 
 #include "export/export.h"
 #include "perfdata/perf_file.h"
+#include "report/report_options.h"
 
 namespace perflens {
 
@@ -29,7 +30,14 @@ CommandRunner RegisterExportCommand(CLI::App* app, ReaderOptions* reader);
 // unless `quiet`.
 int RunExportToFile(const std::string& input, const ReaderOptions& reader, ExportOptions& options,
                     const std::string& output, bool quiet);
-// `perflens diff` (perf diff --stdio): rows of two or more recordings paired by name.
+// The export options of report's filters (comms, dsos, symbols, pids, tids, --time, -C,
+// -U, --max-stack, inline frames, return-address adjustment, symbols, threads) in
+// `format`: `report --html`, `diff --html`.
+ExportOptions ExportOptionsFromReport(const ReportOptions& report, ExportFormat format);
+// Writes `bytes` to `path` ("-": stdout). Errors name the path and errno's text.
+Status WriteOutputFile(const std::string& path, const std::string& bytes);
+// `perflens diff` (perf diff --stdio): rows of two or more recordings paired by name;
+// --html FILE: the differential flame graph of two (export/export.h ExportHtmlDiff).
 CommandRunner RegisterDiffCommand(CLI::App* app, ReaderOptions* reader);
 
 }  // namespace perflens

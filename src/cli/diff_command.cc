@@ -24,11 +24,49 @@ struct DiffArgs {
   std::vector<std::string> files;  // positional: [old [new...]]
   std::string compute;             // -c
   std::string percentage;          // --percentage
-  bool stdio = false;              // --stdio (the only output)
+  bool stdio = false;              // --stdio (the text output, the default)
+  std::string html;                // --html FILE: the differential flame graph instead
   std::vector<std::string> comms, dsos, symbols, pids, tids;
   DiffOptions options;
   ReaderOptions* reader = nullptr;
 };
+
+// --html FILE: the new file's samples as the HTML viewer's flame graph, each frame
+// coloured by how its share of the samples changed from the baseline's
+// (export/export.h ExportHtmlDiff).
+int RunDiffHtml(const DiffArgs& a, const std::vector<std::string>& paths) {
+  if (paths.size() != 2) {
+    PrintError(fmt::format("diff --html compares two files, not {}", paths.size()));
+    return kExitUsage;
+  }
+  std::unique_ptr<PerfFile> files[2];
+  ExportOptions options[2];
+  for (size_t i = 0; i < 2; ++i) {
+    auto file = OpenInput(paths[i], *a.reader);
+    if (!file) {
+      PrintError(fmt::format("Failed to open {}: {}", paths[i], file.error().message));
+      return kExitInputError;
+    }
+    files[i] = std::move(*file);
+    options[i] = ExportOptionsFromReport(DiffReportOptions(a.options, i), ExportFormat::kHtml);
+    options[i].progress = StderrProgress(a.options.quiet);
+  }
+  std::vector<std::string> summary;
+  Result<std::string> page = ExportHtmlDiff(files[0].get(), options[0], files[1].get(), options[1], &summary);
+  if (!page) {
+    PrintError(page.error().message);
+    return 1;
+  }
+  if (Status st = WriteOutputFile(a.html, *page); !st) {
+    PrintError(st.error().message);
+    return 1;
+  }
+  if (!a.options.quiet) {
+    fmt::print(stderr, "perflens: wrote {} ({} bytes); open it in any browser\n", a.html, page->size());
+    for (const std::string& line : summary) fmt::print(stderr, "perflens: {}\n", line);
+  }
+  return 0;
+}
 
 int RunDiff(DiffArgs& a) {
   DiffOptions& o = a.options;
@@ -63,6 +101,7 @@ int RunDiff(DiffArgs& a) {
     PrintError("Order option out of limit.");
     return kExitInputError;  // perf's -1
   }
+  if (!a.html.empty()) return RunDiffHtml(a, paths);
   std::vector<std::unique_ptr<PerfFile>> files;
   std::vector<std::unique_ptr<Report>> reports;
   std::vector<DiffInput> inputs;
@@ -123,7 +162,10 @@ CommandRunner RegisterDiffCommand(CLI::App* app, ReaderOptions* reader) {
   AddListOption(cmd, "-S,--symbols", &args->symbols, "Only these symbols");
   AddListOption(cmd, "--pid", &args->pids, "Only these process ids");
   AddListOption(cmd, "--tid", &args->tids, "Only these thread ids");
-  cmd->add_flag("--stdio", args->stdio, "Plain text output (the only one)");
+  cmd->add_flag("--stdio", args->stdio, "Plain text output (the default)");
+  cmd->add_option("--html", args->html,
+                  "Write a differential flame graph of two files to this HTML file instead (red: a larger "
+                  "share than in the baseline, blue: smaller)");
   AddQuietFlag(cmd, &o.quiet);
   AddSymbolOptions(cmd, &o.symbolize);
   AddForceOption(cmd, reader);

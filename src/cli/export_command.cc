@@ -18,6 +18,35 @@
 #include "report/report.h"
 
 namespace perflens {
+
+Status WriteOutputFile(const std::string& path, const std::string& bytes) {
+  FILE* f = path == "-" ? stdout : std::fopen(path.c_str(), "wb");
+  if (!f) return Err("cannot create {}: {}", path, std::strerror(errno));
+  const bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+  const bool closed = f == stdout ? std::fflush(f) == 0 : std::fclose(f) == 0;
+  if (!ok || !closed) return Err("cannot write {}: {}", path, std::strerror(errno));
+  return {};
+}
+
+ExportOptions ExportOptionsFromReport(const ReportOptions& r, ExportFormat format) {
+  ExportOptions o;
+  o.format = format;
+  o.comms = r.comms;
+  o.dsos = r.dsos;
+  o.symbols = r.symbols;
+  o.pids = r.pids;
+  o.tids = r.tids;
+  o.time = r.time;
+  o.cpu_list = r.cpu_list;
+  o.hide_unresolved = r.hide_unresolved;
+  o.max_stack = r.max_stack;
+  o.inline_frames = r.inline_frames;
+  o.adjust_return_addresses = r.adjust_return_addresses;
+  o.symbolize = r.symbolize;
+  o.use_threads = r.use_threads;
+  return o;
+}
+
 namespace {
 
 struct ExportArgs {
@@ -30,15 +59,6 @@ struct ExportArgs {
   ExportOptions options;
   ReaderOptions* reader = nullptr;
 };
-
-Status WriteOutput(const std::string& path, const std::string& bytes) {
-  FILE* f = path == "-" ? stdout : std::fopen(path.c_str(), "wb");
-  if (!f) return Err("cannot create {}: {}", path, std::strerror(errno));
-  const bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-  const bool closed = f == stdout ? std::fflush(f) == 0 : std::fclose(f) == 0;
-  if (!ok || !closed) return Err("cannot write {}: {}", path, std::strerror(errno));
-  return {};
-}
 
 // --format json: `perflens report --json` with report's defaults (Children and the call
 // graph when the recording has callchains) and export's filters: the report engine
@@ -69,7 +89,7 @@ int RunJsonExport(ExportArgs& a, PerfFile* file) {
   Status st = (*report)->Process();
   std::string out;
   if (st) st = PrintReportJson(**report, &out);
-  if (st) st = WriteOutput(a.output, out);
+  if (st) st = WriteOutputFile(a.output, out);
   if (!st) {
     PrintError(st.error().message);
     return 1;
@@ -157,7 +177,7 @@ int RunExportToFile(const std::string& input, const ReaderOptions& reader, Expor
     PrintError(bytes.error().message);
     return 1;
   }
-  st = WriteOutput(output, *bytes);
+  st = WriteOutputFile(output, *bytes);
   if (!st) {
     PrintError(st.error().message);
     return 1;

@@ -79,22 +79,7 @@ struct ReportArgs {
 // report. Filtered samples are left out of it (the text report counts them in its
 // totals), as in `perflens export`.
 int RunReportHtml(ReportArgs& a, const ReaderOptions& reader) {
-  const ReportOptions& r = a.options;
-  ExportOptions o;
-  o.format = ExportFormat::kHtml;
-  o.comms = r.comms;
-  o.dsos = r.dsos;
-  o.symbols = r.symbols;
-  o.pids = r.pids;
-  o.tids = r.tids;
-  o.time = r.time;
-  o.cpu_list = r.cpu_list;
-  o.hide_unresolved = r.hide_unresolved;
-  o.max_stack = r.max_stack;
-  o.inline_frames = r.inline_frames;
-  o.adjust_return_addresses = r.adjust_return_addresses;
-  o.symbolize = r.symbolize;
-  o.use_threads = r.use_threads;
+  ExportOptions o = ExportOptionsFromReport(a.options, ExportFormat::kHtml);
   return RunExportToFile(a.input, reader, o, a.html, a.quiet);
 }
 

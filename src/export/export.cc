@@ -7,10 +7,10 @@
 
 namespace perflens {
 
-Result<std::unique_ptr<Export>> Export::Create(PerfFile* file, const ExportOptions& options) {
-  std::unique_ptr<Export> e(new Export());
-  e->file_ = file;
-  e->options_ = options;
+namespace {
+
+// The session an export reads `file` with: report's filters, and what the format needs.
+Result<SessionOptions> ExportSessionOptions(PerfFile* file, const ExportOptions& options) {
   SessionOptions so;
   so.symbolize = options.symbolize;
   so.progress = options.progress;
@@ -45,7 +45,26 @@ Result<std::unique_ptr<Export>> Export::Create(PerfFile* file, const ExportOptio
   so.use_threads = options.use_threads;
   // The pprof consumer finds each new frame's map in the Machine: on the resolving thread.
   so.consumer_thread = false;
-  e->session_ = Session::Open(file, std::move(so));
+  return so;
+}
+
+std::vector<std::string> SessionSummaryLines(Session& session, const PerfFile& file) {
+  std::vector<std::string> lines = session.ProblemLines();
+  for (auto& p : session.symbolizer().Problems()) lines.push_back(p);
+  for (auto& p : session.symbolizer().FixHints()) lines.push_back(p);
+  if (session.counters().nr_samples == 0) lines.push_back(fmt::format("{} has no usable samples", file.path()));
+  return lines;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Export>> Export::Create(PerfFile* file, const ExportOptions& options) {
+  std::unique_ptr<Export> e(new Export());
+  e->file_ = file;
+  e->options_ = options;
+  Result<SessionOptions> so = ExportSessionOptions(file, options);
+  if (!so) return so.error();
+  e->session_ = Session::Open(file, std::move(*so));
   if (options.format == ExportFormat::kPprof) {
     e->pprof_ = std::make_unique<PprofConsumer>(file->evsels(), &e->session_->machine());
     e->session_->AddConsumer(e->pprof_.get());
@@ -87,12 +106,30 @@ Result<std::string> Export::Output() {
   return pprof_->Serialize(env, comments, &session_->symbolizer());
 }
 
-std::vector<std::string> Export::SummaryLines() const {
-  std::vector<std::string> lines = session_->ProblemLines();
-  for (auto& p : session_->symbolizer().Problems()) lines.push_back(p);
-  for (auto& p : session_->symbolizer().FixHints()) lines.push_back(p);
-  if (session_->counters().nr_samples == 0) lines.push_back(fmt::format("{} has no usable samples", file_->path()));
-  return lines;
+std::vector<std::string> Export::SummaryLines() const { return SessionSummaryLines(*session_, *file_); }
+
+Result<std::string> ExportHtmlDiff(PerfFile* base, const ExportOptions& base_options, PerfFile* next,
+                                   const ExportOptions& next_options, std::vector<std::string>* summary_lines) {
+  Result<SessionOptions> base_so = ExportSessionOptions(base, base_options);
+  if (!base_so) return base_so.error();
+  Result<SessionOptions> next_so = ExportSessionOptions(next, next_options);
+  if (!next_so) return next_so.error();
+  HtmlConsumer html(next->evsels());
+  // Both sessions live until the data is written: the thread table points at their comms.
+  std::unique_ptr<Session> base_session = Session::Open(base, std::move(*base_so));
+  base_session->AddConsumer(&html);
+  html.BeginBaseline(base->evsels(), base->path());
+  if (Status st = base_session->Run(); !st) return st.error();
+  html.EndBaseline();
+  std::unique_ptr<Session> next_session = Session::Open(next, std::move(*next_so));
+  next_session->AddConsumer(&html);
+  if (Status st = next_session->Run(); !st) return st.error();
+  for (const auto& [session, file] : {std::pair{base_session.get(), base}, std::pair{next_session.get(), next}})
+    for (std::string& line : SessionSummaryLines(*session, *file))
+      summary_lines->push_back(fmt::format("{}: {}", file->path(), line));
+  std::string json;
+  html.AppendJson(next->path(), &json);
+  return RenderHtmlReport(json, fmt::format("perflens diff: {} vs {}", base->path(), next->path()));
 }
 
 }  // namespace perflens

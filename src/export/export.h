@@ -76,4 +76,13 @@ class Export {
   std::unique_ptr<HtmlConsumer> html_;
 };
 
+// `perflens diff --html`: the baseline, then the new file, read into one HtmlConsumer
+// (export/html.h: one frame and stack table for both, the baseline's samples as the
+// data's "base"), each with its own options (diff gives each file its --time range;
+// the format is HTML whatever they say). Returns the page, and appends both files'
+// SummaryLines, each prefixed with its path, to *summary_lines. Errors: a bad --time
+// or -C, either Session's.
+Result<std::string> ExportHtmlDiff(PerfFile* base, const ExportOptions& base_options, PerfFile* next,
+                                   const ExportOptions& next_options, std::vector<std::string>* summary_lines);
+
 }  // namespace perflens

@@ -75,7 +75,10 @@ void AppendHtmlEscaped(std::string_view s, std::string* out) {
 }  // namespace
 
 HtmlConsumer::HtmlConsumer(const std::vector<Evsel>& evsels) : totals_(evsels.size(), 0) {
-  for (const Evsel& ev : evsels) evsel_names_.push_back(ev.name);
+  for (const Evsel& ev : evsels) {
+    evsel_names_.push_back(ev.name);
+    evsel_kinds_.emplace_back(ev.attr.type, ev.attr.config);
+  }
 }
 
 uint32_t HtmlConsumer::NameOf(std::string_view name) {
@@ -122,8 +125,42 @@ uint32_t HtmlConsumer::StackOf(int64_t parent, uint32_t frame, bool* added) {
   return id;
 }
 
+void HtmlConsumer::BeginBaseline(const std::vector<Evsel>& base_evsels, std::string_view base_source) {
+  baseline_ = true;
+  has_baseline_ = true;
+  base_source_ = base_source;
+  ClearFrameCache();
+  baseline_evsels_.assign(base_evsels.size(), -1);
+  for (size_t i = 0; i < base_evsels.size(); ++i) {
+    const std::pair<uint32_t, uint64_t> kind(base_evsels[i].attr.type, base_evsels[i].attr.config);
+    auto same = std::find(evsel_kinds_.begin(), evsel_kinds_.end(), kind);
+    if (same != evsel_kinds_.end()) baseline_evsels_[i] = static_cast<int32_t>(same - evsel_kinds_.begin());
+  }
+  base_totals_.assign(totals_.size(), 0);
+}
+
+void HtmlConsumer::ClearFrameCache() {
+  frame_cache_ = IdIndex();
+  cache_keys_.clear();
+  cache_frames_.clear();
+  last_chain_.clear();
+  last_stacks_.clear();
+  last_thread_ = {UINT32_MAX, UINT32_MAX, nullptr};
+  last_series_key_ = UINT64_MAX;
+}
+
+void HtmlConsumer::EndBaseline() {
+  baseline_ = false;
+  ClearFrameCache();
+}
+
 void HtmlConsumer::OnSample(const ResolvedSample& s) {
-  if (s.evsel >= totals_.size()) return;  // not an evsel of the file: nothing to name it by
+  uint32_t evsel = s.evsel;
+  if (baseline_) {
+    if (evsel >= baseline_evsels_.size() || baseline_evsels_[evsel] < 0) return;
+    evsel = static_cast<uint32_t>(baseline_evsels_[evsel]);
+  }
+  if (evsel >= totals_.size()) return;  // not an evsel of the file: nothing to name it by
   int64_t stack = -1;
   if (s.has_callchain && !s.callchain.empty()) {
     // Root first; the prefix shared with the previous sample's chain keeps its stacks.
@@ -172,10 +209,12 @@ void HtmlConsumer::OnSample(const ResolvedSample& s) {
     last_thread_ = tk;
     last_thread_id_ = t->second;
   }
-  const uint64_t series_key = static_cast<uint64_t>(last_thread_id_) << 32 | s.evsel;
+  // A thread is the baseline's or the new file's (its comm is of that file's session):
+  // the thread index alone tells the series apart.
+  const uint64_t series_key = static_cast<uint64_t>(last_thread_id_) << 32 | evsel;
   if (series_key != last_series_key_) {
     auto [se, se_added] = series_ids_.try_emplace(series_key, static_cast<uint32_t>(series_.size()));
-    if (se_added) series_.push_back({last_thread_id_, s.evsel});
+    if (se_added) series_.push_back({last_thread_id_, evsel, baseline_});
     last_series_key_ = series_key;
     last_series_ = se->second;
   }
@@ -188,7 +227,7 @@ void HtmlConsumer::OnSample(const ResolvedSample& s) {
     count_values_.push_back(0);
   }
   count_values_[c] += s.nr_samples;
-  totals_[s.evsel] += s.nr_samples;
+  (baseline_ ? base_totals_ : totals_)[evsel] += s.nr_samples;
 }
 
 uint64_t HtmlConsumer::total_samples() const {
@@ -255,17 +294,48 @@ void HtmlConsumer::AppendJson(std::string_view source, std::string* out) const {
     if (i) out->push_back(',');
     AppendJsonString(evsel_names_[i], out);
   }
-  out->append("],\n\"counts\":[");
+  out->append("],\n\"counts\":");
   // (series, stack) order: series by series, each in (preorder) stack order; the
   // output does not depend on the order samples came in.
   std::vector<std::pair<uint64_t, uint64_t>> counts(count_keys_.size());  // key, samples
   for (size_t i = 0; i < counts.size(); ++i)
     counts[i] = {count_keys_[i] >> 32 << 32 | new_id[static_cast<uint32_t>(count_keys_[i])], count_values_[i]};
   std::sort(counts.begin(), counts.end());
+  AppendCounts(false, counts, out);
+  out->append(",\n\"totals\":[");
+  for (size_t i = 0; i < totals_.size(); ++i) {
+    if (i) out->push_back(',');
+    AppendUint(totals_[i], out);
+  }
+  out->push_back(']');
+  if (has_baseline_) {
+    out->append(",\n\"base\":{\"source\":");
+    AppendJsonString(base_source_, out);
+    out->append(",\n\"counts\":");
+    AppendCounts(true, counts, out);
+    out->append(",\n\"totals\":[");
+    for (size_t i = 0; i < base_totals_.size(); ++i) {
+      if (i) out->push_back(',');
+      AppendUint(base_totals_[i], out);
+    }
+    out->append("]}");
+  }
+  out->append("}\n");
+}
+
+void HtmlConsumer::AppendCounts(bool base, const std::vector<std::pair<uint64_t, uint64_t>>& counts,
+                                std::string* out) const {
+  out->push_back('[');
+  bool first_series = true;
   size_t j = 0;
   for (size_t i = 0; i < series_.size(); ++i) {
     const Series& se = series_[i];
-    if (i) out->push_back(',');
+    if (se.base != base) {
+      while (j < counts.size() && counts[j].first >> 32 == i) ++j;
+      continue;
+    }
+    if (!first_series) out->push_back(',');
+    first_series = false;
     out->append("\n[");
     AppendUint(se.thread, out);
     out->push_back(',');
@@ -282,12 +352,7 @@ void HtmlConsumer::AppendJson(std::string_view source, std::string* out) const {
     }
     out->append("]]");
   }
-  out->append("],\n\"totals\":[");
-  for (size_t i = 0; i < totals_.size(); ++i) {
-    if (i) out->push_back(',');
-    AppendUint(totals_[i], out);
-  }
-  out->append("]}\n");
+  out->push_back(']');
 }
 
 namespace {

@@ -45,6 +45,12 @@
 //             Example: [2, 0, [5, 10, 3, 1]] is 10 samples in stack 5 and 1 in stack 8,
 //             of thread 2, event 0.
 //   totals    per event, the samples exported
+//   base      only in `perflens diff --html`'s page: the baseline file's samples, read
+//             into the same names, frames, stacks and threads (so a call path of both
+//             files is one stack): {"source": its path, "counts": as counts, with its
+//             events paired with `events` by attr type and config as perf diff pairs
+//             them, "totals": per event}. The top-level
+//             fields are the new file's.
 // Samples are counted (nr_samples of a summed one), not weighted by period. A sample
 // without callchain (or with an empty one) counts for the stack of its own location.
 // Source lines are not carried: ResolvedSample frames hold no srcline, and reading DWARF
@@ -75,6 +81,16 @@ class HtmlConsumer : public SampleConsumer {
   explicit HtmlConsumer(const std::vector<Evsel>& evsels);
   void OnSample(const ResolvedSample& s) override;
 
+  // `perflens diff --html`: the samples delivered between BeginBaseline and EndBaseline
+  // are the baseline's (the "base" series), from a file whose evsels are `base_evsels`,
+  // each paired with the first of the constructor's of the same attr type and config,
+  // as perf diff pairs them (evsel__match2; a baseline evsel without one is left out). Frames are cached by Symbol and Dso pointer: both calls drop that cache, the
+  // other file's session has its own objects. Both sessions must outlive AppendJson
+  // (the thread table points at their comms).
+  // `base_source`: the baseline's path, for the page.
+  void BeginBaseline(const std::vector<Evsel>& base_evsels, std::string_view base_source);
+  void EndBaseline();
+
   // Appends the data object (above) to *out, as JSON safe inside a <script> element
   // ('<', '>' and '&' escaped as \u003c...; bytes that are not UTF-8 as U+FFFD).
   void AppendJson(std::string_view source, std::string* out) const;
@@ -87,8 +103,14 @@ class HtmlConsumer : public SampleConsumer {
   uint32_t NameOf(std::string_view name);
   uint32_t FrameOf(const AddrLocation& al);
   uint32_t StackOf(int64_t parent, uint32_t frame, bool* added);
+  // Appends the "counts" array of the new file's series or (base) the baseline's;
+  // `counts`: (series << 32 | output stack id, samples), sorted.
+  void AppendCounts(bool base, const std::vector<std::pair<uint64_t, uint64_t>>& counts, std::string* out) const;
+  // Forgets what is keyed by the Symbol and Dso pointers of one session.
+  void ClearFrameCache();
 
   std::vector<std::string> evsel_names_;
+  std::vector<std::pair<uint32_t, uint64_t>> evsel_kinds_;  // attr type, config
   std::vector<std::string> names_;
   std::unordered_map<std::string, uint32_t> name_ids_;
   std::vector<uint32_t> frames_;  // name, dso, kernel per frame
@@ -131,8 +153,15 @@ class HtmlConsumer : public SampleConsumer {
   uint32_t last_thread_id_ = 0;
   // (thread << 32 | event) → index in series_.
   std::unordered_map<uint64_t, uint32_t> series_ids_;
+  // While the baseline is read: its evsel index → the constructor's (-1: none).
+  bool baseline_ = false;
+  bool has_baseline_ = false;  // BeginBaseline was called: the data has "base"
+  std::string base_source_;
+  std::vector<int32_t> baseline_evsels_;
+  std::vector<uint64_t> base_totals_;  // per event, the baseline's samples
   struct Series {
     uint32_t thread, event;
+    bool base;  // the baseline's
   };
   std::vector<Series> series_;
   uint64_t last_series_key_ = UINT64_MAX;

@@ -26,38 +26,10 @@ namespace {
 std::string FixturesDir() { return ScenarioSourceDir() + "/fixtures"; }
 std::string PprofBinary() { return std::string(PERFLENS_BINARY_DIR) + "/pprof"; }
 
-// Per event (in file order): name → (samples, period), and the totals.
-struct EventRows {
-  std::string event;
-  uint64_t total_samples = 0, total_period = 0;
-  std::map<std::string, std::pair<uint64_t, uint64_t>> rows;
-};
-
 // Names both sides print for resolved functions only (unresolved: report's "0x…" and
 // "[unknown]", pprof's "[dso]" and "<unknown>").
 bool Resolved(const std::string& name) {
   return !name.empty() && name[0] != '[' && name[0] != '<' && name.rfind("0x", 0) != 0;
-}
-
-// `report --stdio --no-children -s sym -F sample,period,sym -t '|'` text.
-std::vector<EventRows> ParseFlatReport(const std::string& text) {
-  std::vector<EventRows> events;
-  static const std::regex kSamples(R"(^# Samples: (\d+)\s+of event '([^']*)'.*$)");
-  static const std::regex kCount(R"(^# Event count \(approx\.\): (\d+)$)");
-  static const std::regex kRow(R"(^\s*(\d+)\s*\|\s*(\d+)\s*\|\[.\] (.*?)\s*$)");
-  for (const std::string& line : SplitLines(text)) {
-    std::smatch m;
-    if (std::regex_match(line, m, kSamples)) {
-      events.push_back({m[2], std::stoull(m[1])});
-    } else if (!events.empty() && std::regex_match(line, m, kCount)) {
-      events.back().total_period = std::stoull(m[1]);
-    } else if (!events.empty() && std::regex_match(line, m, kRow)) {
-      auto& r = events.back().rows[m[3]];
-      r.first += std::stoull(m[1]);
-      r.second += std::stoull(m[2]);
-    }
-  }
-  return events;
 }
 
 // `report --stdio --children -s sym -g none -t '|'`: per event, the rows' Children
@@ -156,10 +128,10 @@ TEST_P(ExportPprof, FlatEqualsReport) {
   ASSERT_EQ(e.exit_code, 0) << e.err;
   CommandResult r = Perflens("report --stdio --no-children -s sym -F sample,period,sym -g none --percent-limit 0 -t '|'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::vector<EventRows> events = ParseFlatReport(r.out);
+  const std::vector<FlatEventRows> events = ParseFlatSymReport(r.out);
   ASSERT_FALSE(events.empty()) << r.out;
   for (size_t i = 0; i < events.size(); ++i) {
-    const EventRows& ev = events[i];
+    const FlatEventRows& ev = events[i];
     SCOPED_TRACE("event " + ev.event);
     ASSERT_FALSE(ev.rows.empty());
     for (int value = 0; value < 2; ++value) {
@@ -265,7 +237,7 @@ TEST_P(ExportPprofFilters, FlatEqualsFilteredReport) {
     CommandResult r = Perflens("report --stdio --no-children -s sym -F sample,period,sym -g none --percent-limit 0 -t '|' " +
                                filter);
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    const std::vector<EventRows> events = ParseFlatReport(r.out);
+    const std::vector<FlatEventRows> events = ParseFlatSymReport(r.out);
     ASSERT_EQ(events.size(), 1u) << r.out;
     CommandResult p = Pprof("-top -nodecount=100000 -nodefraction=0 -edgefraction=0 -sample_index=0", profile);
     ASSERT_EQ(p.exit_code, 0) << p.err;

@@ -24,34 +24,6 @@ namespace {
 std::string FixturesDir() { return ScenarioSourceDir() + "/fixtures"; }
 std::string TestdataDir() { return ScenarioSourceDir() + "/testdata"; }
 
-// Per event (in file order): its name, totals and rows name → (samples, period).
-struct EventRows {
-  std::string event;
-  uint64_t total_samples = 0, total_period = 0;
-  std::map<std::string, std::pair<uint64_t, uint64_t>> rows;
-};
-
-// `report --stdio --no-children -s sym -F sample,period,sym -t '|'` text.
-std::vector<EventRows> ParseFlatReport(const std::string& text) {
-  std::vector<EventRows> events;
-  static const std::regex kSamples(R"(^# Samples: (\d+)\s+of event '([^']*)'.*$)");
-  static const std::regex kCount(R"(^# Event count \(approx\.\): (\d+)$)");
-  static const std::regex kRow(R"(^\s*(\d+)\s*\|\s*(\d+)\s*\|\[.\] (.*?)\s*$)");
-  for (const std::string& line : SplitLines(text)) {
-    std::smatch m;
-    if (std::regex_match(line, m, kSamples)) {
-      events.push_back({m[2], std::stoull(m[1])});
-    } else if (!events.empty() && std::regex_match(line, m, kCount)) {
-      events.back().total_period = std::stoull(m[1]);
-    } else if (!events.empty() && std::regex_match(line, m, kRow)) {
-      auto& r = events.back().rows[m[3]];
-      r.first += std::stoull(m[1]);
-      r.second += std::stoull(m[2]);
-    }
-  }
-  return events;
-}
-
 // Names both sides print for resolved functions only (report's "0x…", the export's
 // "[dso]" and "[unknown]" are not compared).
 bool Resolved(const std::string& name) { return !name.empty() && name[0] != '[' && name.rfind("0x", 0) != 0; }
@@ -98,7 +70,7 @@ TEST_P(ExportSpeedscope, ValidAndEqualsReport) {
   REQUIRE_VALIDATOR();
   CommandResult r = Perflens("report --stdio --no-children -s sym -F sample,period,sym -g none --percent-limit 0 -t '|'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::vector<EventRows> events = ParseFlatReport(r.out);
+  const std::vector<FlatEventRows> events = ParseFlatSymReport(r.out);
   ASSERT_FALSE(events.empty()) << r.out;
   for (const bool period : {false, true}) {
     SCOPED_TRACE(period ? "--folded-weight period" : "samples");
@@ -112,7 +84,7 @@ TEST_P(ExportSpeedscope, ValidAndEqualsReport) {
     const nlohmann::json doc = nlohmann::json::parse(ReadFileOrEmpty(path));
     const auto& frames = doc.at("shared").at("frames");
     ASSERT_FALSE(doc.at("profiles").empty());
-    for (const EventRows& ev : events) {
+    for (const FlatEventRows& ev : events) {
       SCOPED_TRACE("event " + ev.event);
       uint64_t total = 0;
       std::map<std::string, uint64_t> expected, actual;

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <tuple>
 #include <vector>
@@ -594,6 +595,26 @@ std::vector<Row> ScriptRows(std::string_view text) {
     rows.push_back(std::move(r));
   }
   return rows;
+}
+
+std::vector<FlatEventRows> ParseFlatSymReport(std::string_view text) {
+  std::vector<FlatEventRows> events;
+  static const std::regex kSamples(R"(^# Samples: (\d+)\s+of event '([^']*)'.*$)");
+  static const std::regex kCount(R"(^# Event count \(approx\.\): (\d+)$)");
+  static const std::regex kRow(R"(^\s*(\d+)\s*\|\s*(\d+)\s*\|\[.\] (.*?)\s*$)");
+  for (const std::string& line : SplitLines(text)) {
+    std::smatch m;
+    if (std::regex_match(line, m, kSamples)) {
+      events.push_back({m[2], std::stoull(m[1])});
+    } else if (!events.empty() && std::regex_match(line, m, kCount)) {
+      events.back().total_period = std::stoull(m[1]);
+    } else if (!events.empty() && std::regex_match(line, m, kRow)) {
+      auto& r = events.back().rows[m[3]];
+      r.first += std::stoull(m[1]);
+      r.second += std::stoull(m[2]);
+    }
+  }
+  return events;
 }
 
 }  // namespace perflens::scenario

@@ -122,6 +122,16 @@ std::map<std::string, std::vector<std::string>> ParseFoldedReport(std::string_vi
 // Splits text into lines (no trailing '\n').
 std::vector<std::string> SplitLines(std::string_view text);
 
+// One event's section of `report --stdio --no-children -s sym -F sample,period,sym -t '|'`
+// (in file order): its "# Samples" and "# Event count", and symbol → (samples, period)
+// summed per printed name (the export tests compare totals and functions with it).
+struct FlatEventRows {
+  std::string event;
+  uint64_t total_samples = 0, total_period = 0;
+  std::map<std::string, std::pair<uint64_t, uint64_t>> rows;
+};
+std::vector<FlatEventRows> ParseFlatSymReport(std::string_view text);
+
 // ---- The documented differences: ONE predicate for every perf-vs-perflens comparison ----
 //
 // README.md "Where perflens differs from perf 6.1 on purpose" lists what perflens prints

@@ -61,6 +61,18 @@
       pairs[i] = s;
     }
   }
+  // `perflens diff --html`: the baseline's samples, in the same stacks (html.h "base").
+  const BASE = D.base || null;
+  if (BASE) {
+    for (const entry of BASE.counts) {
+      const pairs = entry[2];
+      let s = 0;
+      for (let i = 0; i < pairs.length; i += 2) {
+        s += pairs[i];
+        pairs[i] = s;
+      }
+    }
+  }
   // Children of each stack, in one array (CSR): CHILDREN[CHILD_START[s] .. CHILD_START[s + 1]).
   const CHILD_START = new Int32Array(nStacks + 1);
   const ROOTS = [];
@@ -101,6 +113,9 @@
     kids: new Map(), // stack (-1: root) → its children with samples, sorted
     inverted: null,  // bottom-up roots, built when first shown
     grandTotal: 0,
+    baseTotal: null, // diff --html: the baseline's samples at or below each stack
+    baseGrand: 0,
+    maxChange: 0,
   };
 
   // ---- Data for the selection (thread, event) ----
@@ -122,7 +137,48 @@
     state.inverted = null;
     state.grandTotal = 0;
     for (const r of ROOTS) state.grandTotal += total[r];
+    if (BASE) computeBaseline();
   }
+
+  // The baseline's samples per stack for the selection: its event of the same name, and
+  // with a thread selected, the baseline's threads of that comm (a rerun has other
+  // pids). maxChange: the largest change of share, the colour scale's end.
+  function computeBaseline() {
+    const counts = new Float64Array(nStacks);
+    const comm = state.thread >= 0 ? D.threads[3 * state.thread + 2] : null;
+    for (const entry of BASE.counts) {
+      if (entry[1] !== state.event) continue;
+      if (comm !== null && D.threads[3 * entry[0] + 2] !== comm) continue;
+      const pairs = entry[2];
+      for (let i = 0; i < pairs.length; i += 2) counts[pairs[i]] += pairs[i + 1];
+    }
+    for (let s = nStacks - 1; s >= 0; --s) if (PARENT[s] >= 0) counts[PARENT[s]] += counts[s];
+    state.baseTotal = counts;
+    state.baseGrand = 0;
+    for (const r of ROOTS) state.baseGrand += counts[r];
+    state.maxChange = 0;
+    for (let s = 0; s < nStacks; ++s) state.maxChange = Math.max(state.maxChange, Math.abs(change(s)));
+  }
+
+  // The stack's share of the new file's samples minus its share of the baseline's, in
+  // percentage points.
+  function change(x) {
+    const now = state.grandTotal > 0 ? state.total[x] / state.grandTotal : 0;
+    const before = state.baseGrand > 0 ? state.baseTotal[x] / state.baseGrand : 0;
+    return 100 * (now - before);
+  }
+
+  // Red: a larger share than in the baseline, blue: a smaller one, the deeper the more
+  // (relative to the largest change); grey: the same.
+  function diffColor(x) {
+    if (x < 0) return '';
+    const c = change(x);
+    if (Math.abs(c) < 1e-9 || state.maxChange <= 0) return 'hsl(0, 0%, 88%)';
+    const t = Math.min(1, Math.abs(c) / state.maxChange);
+    return 'hsl(' + (c > 0 ? 0 : 215) + ', 85%, ' + (92 - 42 * t).toFixed(1) + '%)';
+  }
+
+  function fmtChange(c) { return (c >= 0 ? '+' : '') + c.toFixed(2) + '%'; }
 
   function byTotalThenName(total, frameOf) {
     return (a, b) => total(b) - total(a) || frameName(frameOf(a)).localeCompare(frameName(frameOf(b)));
@@ -286,9 +342,15 @@
   }
 
   function describe(x) {
-    if (x < 0) return 'all: ' + fmtInt(state.grandTotal) + ' samples';
-    return frameName(FRAME[x]) + ' (' + frameDso(FRAME[x]) + '): ' + fmtInt(state.total[x]) + ' samples (' +
+    if (x < 0) {
+      return 'all: ' + fmtInt(state.grandTotal) + ' samples' +
+          (BASE ? ', baseline ' + fmtInt(state.baseGrand) + ' samples' : '');
+    }
+    const text = frameName(FRAME[x]) + ' (' + frameDso(FRAME[x]) + '): ' + fmtInt(state.total[x]) + ' samples (' +
         pct(state.total[x], state.grandTotal) + '), self ' + fmtInt(state.counts[x]);
+    if (!BASE) return text;
+    return text + '; baseline ' + fmtInt(state.baseTotal[x]) + ' samples (' +
+        pct(state.baseTotal[x], state.baseGrand) + '), change ' + fmtChange(change(x));
   }
 
   function renderFlame(view, inverted) {
@@ -327,8 +389,12 @@
       e.style.left = left + 'px';
       e.style.width = Math.max(topDown.total(x) * scale, 1) + 'px';
       e.style.top = (inverted ? depth : maxDepth - depth) * ROW + 'px';
-      const bg = color(f);
+      const bg = BASE ? diffColor(x) : color(f);
       if (bg) e.style.background = bg;
+      if (BASE && x >= 0) {
+        e.setAttribute('data-base-samples', String(state.baseTotal[x]));
+        e.setAttribute('data-change', change(x).toFixed(4));
+      }
       e.setAttribute('data-name', frameName(f));
       e.setAttribute('data-samples', String(topDown.total(x)));
       e.setAttribute('data-depth', String(depth));
@@ -551,6 +617,11 @@
     view.setAttribute('data-view', state.view);
     document.getElementById('total-samples').textContent = String(state.grandTotal);
     document.getElementById('total-samples').setAttribute('data-total', String(state.grandTotal));
+    if (BASE) {
+      const base = document.getElementById('base-total');
+      base.textContent = fmtInt(state.baseGrand);
+      base.setAttribute('data-total', String(state.baseGrand));
+    }
     if (state.view === 'flame' || state.view === 'icicle') {
       renderFlame(view, state.view === 'icicle');
     } else {
@@ -615,9 +686,29 @@
     });
   }
 
+  // diff --html: what the colours mean, above the views.
+  function addDiffLegend() {
+    const legend = el('div', 'diff-legend');
+    legend.id = 'diff-legend';
+    legend.appendChild(el('b', null, 'Differential flame graph: '));
+    legend.appendChild(document.createTextNode('widths are the samples of ' + D.source + ', colours the change of each ' +
+        'call path\'s share from the baseline ' + BASE.source + ': '));
+    legend.appendChild(el('span', 'more', 'larger share'));
+    legend.appendChild(document.createTextNode(' '));
+    legend.appendChild(el('span', 'less', 'smaller share'));
+    legend.appendChild(document.createTextNode(' (deeper: closer to the largest change). Call paths only in the ' +
+        'baseline have no width here. Baseline total: '));
+    const total = el('b', null, '');
+    total.id = 'base-total';
+    legend.appendChild(total);
+    legend.appendChild(document.createTextNode(' samples.'));
+    document.getElementById('tabs').after(legend);
+  }
+
   function init() {
     document.getElementById('status').textContent = 'Source: ' + D.source +
-        ' (source lines are not in this report)';
+        (BASE ? ', baseline: ' + BASE.source : '') + ' (source lines are not in this report)';
+    if (BASE) addDiffLegend();
     fillSelectors();
     for (const b of document.querySelectorAll('#tabs button')) b.addEventListener('click', () => setView(b.getAttribute('data-view')));
     const search = document.getElementById('search');

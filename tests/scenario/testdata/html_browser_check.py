@@ -228,7 +228,9 @@ def run(driver, args, expect):
     check(not errors, "no console errors after interaction %s" % (errors or ""))
 
 
-def main():
+def main(run_checks=None):
+    """Parses the arguments, starts the browser and runs `run_checks(driver, args,
+    expect)` (default: run, the viewer's checks); html_diff_check.py passes its own."""
     p = argparse.ArgumentParser()
     p.add_argument("--html", required=True)
     p.add_argument("--expect", required=True)
@@ -246,7 +248,7 @@ def main():
             print("FAIL: cannot start %s with %s: %s" % (args.chromium, args.chromedriver, e))
             return 2
         try:
-            run(driver, args, expect)
+            (run_checks or run)(driver, args, expect)
         finally:
             driver.quit()
     finally:

@@ -1,0 +1,119 @@
+// `perflens diff --html` on the diff fixtures (fixtures/diff/README.md: two builds of one
+// program, functions that grow, shrink, appear and go away):
+//  * HtmlDiff: the page carries both files (the baseline as the data's "base"), usage
+//    errors.
+//  * HtmlDiffBrowser (ctest label `browser`): testdata/html_diff_check.py opens it in
+//    headless Chromium and checks the differential flame graph against `perflens diff
+//    -c delta`'s text: each function's change of share is diff's Delta, red for more,
+//    blue for less, nothing for a function only the baseline has; screenshot in the
+//    build directory. Without Chromium, chromedriver or selenium the test fails;
+//    PERFLENS_SKIP_BROWSER=1 makes it a skip.
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <regex>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "base/result.h"
+#include "export/html.h"
+#include "gtest/gtest.h"
+#include "scenario_util.h"
+
+namespace perflens::scenario {
+namespace {
+
+std::string DiffDir() { return ScenarioSourceDir() + "/fixtures/diff"; }
+
+class HtmlDiff : public ScratchDirTest<::testing::Test> {
+ protected:
+  HtmlDiff() : ScratchDirTest("html-diff") {}
+  CommandResult Perflens(const std::string& args) {
+    return RunShell("cd " + ShellQuote(DiffDir()) + " && env -u PERF_BUILDID_DIR HOME=" + ShellQuote(dir_ + "/home") +
+                        " " + ShellQuote(PerflensBinary()) + " " + args + " --buildid-dir cache",
+                    dir_);
+  }
+};
+
+long HeaderSamples(const std::string& text) {
+  static const std::regex kSamples(R"(# Samples: (\d+)\s)");
+  std::smatch m;
+  return std::regex_search(text, m, kSamples) ? std::stol(m[1]) : -1;
+}
+
+TEST_F(HtmlDiff, PageHoldsBothFiles) {
+  const std::string html = dir_ + "/diff.html";
+  CommandResult r = Perflens("diff old-g.data new-g.data --html " + ShellQuote(html));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("wrote " + html), std::string::npos) << r.err;
+  const std::string page = ReadFileOrEmpty(html);
+  const Result<std::string> json = ReadHtmlReportData(page);  // gzip + base64 (export/html.h)
+  ASSERT_TRUE(json.ok()) << json.error().message;
+  EXPECT_NE(json->find("\"base\":{\"source\":\"old-g.data\""), std::string::npos);
+  EXPECT_NE(json->find("\"source\":\"new-g.data\""), std::string::npos);
+  EXPECT_EQ(page.find("http://"), std::string::npos);
+  EXPECT_EQ(page.find("https://"), std::string::npos);
+}
+
+TEST_F(HtmlDiff, Errors) {
+  CommandResult r = Perflens("diff old.data new.data new.data --html " + ShellQuote(dir_ + "/x.html"));
+  EXPECT_EQ(r.exit_code, 129);
+  EXPECT_NE(r.err.find("diff --html compares two files, not 3"), std::string::npos) << r.err;
+  r = Perflens("diff old.data new.data --html " + ShellQuote(dir_ + "/no/such/dir/x.html"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("cannot create"), std::string::npos) << r.err;
+}
+
+class HtmlDiffBrowser : public HtmlDiff {};
+
+TEST_F(HtmlDiffBrowser, AgreesWithDiffText) {
+  const char* skip = std::getenv("PERFLENS_SKIP_BROWSER");
+  const bool may_skip = skip && std::string(skip) == "1";
+  for (const char* needed : {"/usr/bin/python3", "/usr/bin/chromium", "/usr/bin/chromedriver"}) {
+    struct stat st;
+    if (stat(needed, &st) == 0) continue;
+    if (may_skip) GTEST_SKIP() << "no " << needed << " (PERFLENS_SKIP_BROWSER=1)";
+    FAIL() << "no " << needed << ": install chromium, chromium-driver and python3-selenium, or set PERFLENS_SKIP_BROWSER=1";
+  }
+  const std::string html = dir_ + "/diff.html";
+  CommandResult page = Perflens("diff old.data new.data --html " + ShellQuote(html));
+  ASSERT_EQ(page.exit_code, 0) << page.err;
+  CommandResult text = Perflens("diff old.data new.data -c delta");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  CommandResult base = Perflens("report -i old.data --stdio");
+  CommandResult next = Perflens("report -i new.data --stdio");
+  ASSERT_EQ(base.exit_code, 0) << base.err;
+  ASSERT_EQ(next.exit_code, 0) << next.err;
+  // "    30.23%  +41.94%  diff_prog      [.] beta": Baseline, Delta (either may be blank).
+  static const std::regex kRow(R"(^\s*(\d+\.\d+%)?\s+([+-]\d+\.\d+%)?\s+\S+\s+\[\.\]\s+(\S+)\s*$)");
+  std::string delta, gone;
+  size_t rows = 0;
+  for (const std::string& line : SplitLines(text.out)) {
+    std::smatch m;
+    if (line.empty() || line[0] == '#' || !std::regex_match(line, m, kRow)) continue;
+    ++rows;
+    if (m[2].matched)
+      delta += fmt::format("{}\"{}\": \"{}\"", delta.empty() ? "" : ", ", m[3].str(), m[2].str());
+    else
+      gone += fmt::format("{}\"{}\"", gone.empty() ? "" : ", ", m[3].str());
+  }
+  ASSERT_EQ(rows, 5u) << text.out;  // beta, fresh, padding, alpha, gone
+  ASSERT_FALSE(gone.empty()) << text.out;
+  const std::string expect = fmt::format(R"({{"total": {}, "base_total": {}, "delta": {{{}}}, "gone": [{}]}})",
+                                         HeaderSamples(next.out), HeaderSamples(base.out), delta, gone);
+  WriteFile(dir_ + "/expect.json", expect);
+  const std::string screenshot = std::string(PERFLENS_BINARY_DIR) + "/html_diff.png";
+  CommandResult check = RunShell("/usr/bin/python3 " + ShellQuote(ScenarioSourceDir() + "/testdata/html_diff_check.py") +
+                                     " --html " + ShellQuote(html) + " --expect " + ShellQuote(dir_ + "/expect.json") +
+                                     " --screenshot " + ShellQuote(screenshot),
+                                 dir_);
+  std::printf("%s", check.out.c_str());
+  if (check.exit_code == 2 && may_skip)
+    GTEST_SKIP() << "the browser did not start or selenium is missing (PERFLENS_SKIP_BROWSER=1)\n" << check.out;
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err << "\nexpected: " << expect;
+  EXPECT_NE(check.out.find("all checks passed"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace perflens::scenario
