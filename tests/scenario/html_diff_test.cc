@@ -8,7 +8,6 @@
 //    blue for less, nothing for a function only the baseline has; screenshot in the
 //    build directory. Without Chromium, chromedriver or selenium the test fails;
 //    PERFLENS_SKIP_BROWSER=1 makes it a skip.
-#include <sys/stat.h>
 
 #include <cstdlib>
 #include <regex>
@@ -68,14 +67,7 @@ TEST_F(HtmlDiff, Errors) {
 class HtmlDiffBrowser : public HtmlDiff {};
 
 TEST_F(HtmlDiffBrowser, AgreesWithDiffText) {
-  const char* skip = std::getenv("PERFLENS_SKIP_BROWSER");
-  const bool may_skip = skip && std::string(skip) == "1";
-  for (const char* needed : {"/usr/bin/python3", "/usr/bin/chromium", "/usr/bin/chromedriver"}) {
-    struct stat st;
-    if (stat(needed, &st) == 0) continue;
-    if (may_skip) GTEST_SKIP() << "no " << needed << " (PERFLENS_SKIP_BROWSER=1)";
-    FAIL() << "no " << needed << ": install chromium, chromium-driver and python3-selenium, or set PERFLENS_SKIP_BROWSER=1";
-  }
+  PERFLENS_REQUIRE_BROWSER();
   const std::string html = dir_ + "/diff.html";
   CommandResult page = Perflens("diff old.data new.data --html " + ShellQuote(html));
   ASSERT_EQ(page.exit_code, 0) << page.err;
@@ -104,15 +96,8 @@ TEST_F(HtmlDiffBrowser, AgreesWithDiffText) {
                                          HeaderSamples(next.out), HeaderSamples(base.out), delta, gone);
   WriteFile(dir_ + "/expect.json", expect);
   const std::string screenshot = std::string(PERFLENS_BINARY_DIR) + "/html_diff.png";
-  CommandResult check = RunShell("/usr/bin/python3 " + ShellQuote(ScenarioSourceDir() + "/testdata/html_diff_check.py") +
-                                     " --html " + ShellQuote(html) + " --expect " + ShellQuote(dir_ + "/expect.json") +
-                                     " --screenshot " + ShellQuote(screenshot),
-                                 dir_);
-  std::printf("%s", check.out.c_str());
-  if (check.exit_code == 2 && may_skip)
-    GTEST_SKIP() << "the browser did not start or selenium is missing (PERFLENS_SKIP_BROWSER=1)\n" << check.out;
-  EXPECT_EQ(check.exit_code, 0) << check.out << check.err << "\nexpected: " << expect;
-  EXPECT_NE(check.out.find("all checks passed"), std::string::npos);
+  CommandResult check = RunBrowserCheck("html_diff_check.py", html, dir_ + "/expect.json", screenshot, dir_);
+  PERFLENS_EXPECT_BROWSER_CHECKS_PASS(check, expect);
 }
 
 }  // namespace

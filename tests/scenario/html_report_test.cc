@@ -191,13 +191,7 @@ TEST_P(HtmlReport, Errors) {
 class HtmlReportBrowser : public HtmlReport {};
 
 TEST_P(HtmlReportBrowser, ViewerAgreesWithReport) {
-  const char* skip = std::getenv("PERFLENS_SKIP_BROWSER");
-  const bool may_skip = skip && std::string(skip) == "1";
-  for (const char* needed : {"/usr/bin/python3", "/usr/bin/chromium", "/usr/bin/chromedriver"}) {
-    if (Exists(needed)) continue;
-    if (may_skip) GTEST_SKIP() << "no " << needed << " (PERFLENS_SKIP_BROWSER=1)";
-    FAIL() << "no " << needed << ": install chromium, chromium-driver and python3-selenium, or set PERFLENS_SKIP_BROWSER=1";
-  }
+  PERFLENS_REQUIRE_BROWSER();
   const std::string html = dir_ + "/report.html";
   CommandResult e = Perflens("export --format html -o " + ShellQuote(html));
   ASSERT_EQ(e.exit_code, 0) << e.err;
@@ -294,15 +288,8 @@ TEST_P(HtmlReportBrowser, ViewerAgreesWithReport) {
   WriteFile(dir_ + "/expect.json", expect);
 
   const std::string screenshot = std::string(PERFLENS_BINARY_DIR) + "/html_report_" + GetParam() + ".png";
-  CommandResult check = RunShell("/usr/bin/python3 " + ShellQuote(ScenarioSourceDir() + "/testdata/html_browser_check.py") +
-                                     " --html " + ShellQuote(html) + " --expect " + ShellQuote(dir_ + "/expect.json") +
-                                     " --screenshot " + ShellQuote(screenshot),
-                                 dir_);
-  std::printf("%s", check.out.c_str());
-  if (check.exit_code == 2 && may_skip)
-    GTEST_SKIP() << "the browser did not start or selenium is missing (PERFLENS_SKIP_BROWSER=1)\n" << check.out;
-  EXPECT_EQ(check.exit_code, 0) << check.out << check.err << "\nexpected: " << expect;
-  EXPECT_NE(check.out.find("all checks passed"), std::string::npos);
+  CommandResult check = RunBrowserCheck("html_browser_check.py", html, dir_ + "/expect.json", screenshot, dir_);
+  PERFLENS_EXPECT_BROWSER_CHECKS_PASS(check, expect);
   std::printf("[ html ] screenshot: %s\n", screenshot.c_str());
 }
 

@@ -617,4 +617,25 @@ std::vector<FlatEventRows> ParseFlatSymReport(std::string_view text) {
   return events;
 }
 
+std::string MissingBrowserTool() {
+  for (const char* needed : {"/usr/bin/python3", "/usr/bin/chromium", "/usr/bin/chromedriver"})
+    if (access(needed, X_OK) != 0) return std::string("no ") + needed;
+  return "";
+}
+
+bool MaySkipBrowserTests() {
+  const char* skip = std::getenv("PERFLENS_SKIP_BROWSER");
+  return skip && std::string(skip) == "1";
+}
+
+CommandResult RunBrowserCheck(const std::string& script, const std::string& html, const std::string& expect_path,
+                              const std::string& screenshot, const std::string& scratch_dir) {
+  CommandResult check = RunShell("/usr/bin/python3 " + ShellQuote(ScenarioSourceDir() + "/testdata/" + script) +
+                                     " --html " + ShellQuote(html) + " --expect " + ShellQuote(expect_path) +
+                                     " --screenshot " + ShellQuote(screenshot),
+                                 scratch_dir);
+  std::printf("%s", check.out.c_str());
+  return check;
+}
+
 }  // namespace perflens::scenario

@@ -132,6 +132,36 @@ struct FlatEventRows {
 };
 std::vector<FlatEventRows> ParseFlatSymReport(std::string_view text);
 
+// Browser tests (ctest label `browser`): what is missing for the browser check
+// ("no /usr/bin/chromium"; "" when /usr/bin/python3, /usr/bin/chromium and
+// /usr/bin/chromedriver exist), and whether PERFLENS_SKIP_BROWSER=1 turns a missing
+// tool into a skip.
+std::string MissingBrowserTool();
+bool MaySkipBrowserTests();
+// Runs `/usr/bin/python3 testdata/SCRIPT --html HTML --expect EXPECT_PATH --screenshot
+// SHOT` in scratch_dir and prints its output (one line per check it made). Exit 0: all
+// checks passed, 1: one failed, 2: the browser could not start.
+CommandResult RunBrowserCheck(const std::string& script, const std::string& html, const std::string& expect_path,
+                              const std::string& screenshot, const std::string& scratch_dir);
+
+// In a browser TEST: fails (or with PERFLENS_SKIP_BROWSER=1 skips) without the tools.
+#define PERFLENS_REQUIRE_BROWSER()                                                                   \
+  if (const std::string missing = MissingBrowserTool(); !missing.empty()) {                          \
+    if (MaySkipBrowserTests()) GTEST_SKIP() << missing << " (PERFLENS_SKIP_BROWSER=1)";              \
+    FAIL() << missing << ": install chromium, chromium-driver and python3-selenium, or set "         \
+           << "PERFLENS_SKIP_BROWSER=1";                                                             \
+  }
+// The result of RunBrowserCheck: every check passed (a browser that cannot start skips
+// with PERFLENS_SKIP_BROWSER=1). `expect` is printed on failure.
+#define PERFLENS_EXPECT_BROWSER_CHECKS_PASS(check, expect)                                                   \
+  do {                                                                                                       \
+    if ((check).exit_code == 2 && MaySkipBrowserTests())                                                     \
+      GTEST_SKIP() << "the browser did not start or selenium is missing (PERFLENS_SKIP_BROWSER=1)\n"         \
+                   << (check).out;                                                                           \
+    EXPECT_EQ((check).exit_code, 0) << (check).out << (check).err << "\nexpected: " << (expect);             \
+    EXPECT_NE((check).out.find("all checks passed"), std::string::npos);                                     \
+  } while (0)
+
 // ---- The documented differences: ONE predicate for every perf-vs-perflens comparison ----
 //
 // README.md "Where perflens differs from perf 6.1 on purpose" lists what perflens prints
