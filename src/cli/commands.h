@@ -36,6 +36,10 @@ int RunExportToFile(const std::string& input, const ReaderOptions& reader, Expor
 ExportOptions ExportOptionsFromReport(const ReportOptions& report, ExportFormat format);
 // Writes `bytes` to `path` ("-": stdout). Errors name the path and errno's text.
 Status WriteOutputFile(const std::string& path, const std::string& bytes);
+// Refuses an output that is one of the inputs (the same file by device and inode, by
+// whatever path): writing it would destroy the recording before or while it is read.
+// "-" (stdout, stdin) and an output that does not exist yet are never an input.
+Status CheckOutputIsNoInput(const std::string& output, const std::vector<std::string>& inputs);
 // `perflens diff` (perf diff --stdio): rows of two or more recordings paired by name;
 // --html FILE: the differential flame graph of two (export/export.h ExportHtmlDiff).
 CommandRunner RegisterDiffCommand(CLI::App* app, ReaderOptions* reader);

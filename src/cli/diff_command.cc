@@ -51,8 +51,12 @@ int RunDiffHtml(const DiffArgs& a, const std::vector<std::string>& paths) {
     options[i] = ExportOptionsFromReport(DiffReportOptions(a.options, i), ExportFormat::kHtml);
     options[i].progress = StderrProgress(a.options.quiet);
   }
-  std::vector<std::string> summary;
-  Result<std::string> page = ExportHtmlDiff(files[0].get(), options[0], files[1].get(), options[1], &summary);
+  if (Status st = CheckOutputIsNoInput(a.html, paths); !st) {
+    PrintError(st.error().message);
+    return kExitUsage;
+  }
+  std::vector<ExportFileProblems> problems;
+  Result<std::string> page = ExportHtmlDiff(files[0].get(), options[0], files[1].get(), options[1], &problems);
   if (!page) {
     PrintError(page.error().message);
     return 1;
@@ -61,10 +65,9 @@ int RunDiffHtml(const DiffArgs& a, const std::vector<std::string>& paths) {
     PrintError(st.error().message);
     return 1;
   }
-  if (!a.options.quiet) {
+  if (!a.options.quiet)
     fmt::print(stderr, "perflens: wrote {} ({} bytes); open it in any browser\n", a.html, page->size());
-    for (const std::string& line : summary) fmt::print(stderr, "perflens: {}\n", line);
-  }
+  for (const ExportFileProblems& p : problems) PrintReadProblems(p.read_stats, p.summary_lines, a.options.quiet);
   return 0;
 }
 

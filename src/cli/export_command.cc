@@ -2,6 +2,8 @@
 // profile.proto, folded stacks, a speedscope document, a Firefox Profiler processed
 // profile, report's JSON with call chains or a self-contained HTML viewer — with perf
 // report's filters.
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -25,6 +27,17 @@ Status WriteOutputFile(const std::string& path, const std::string& bytes) {
   const bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
   const bool closed = f == stdout ? std::fflush(f) == 0 : std::fclose(f) == 0;
   if (!ok || !closed) return Err("cannot write {}: {}", path, std::strerror(errno));
+  return {};
+}
+
+Status CheckOutputIsNoInput(const std::string& output, const std::vector<std::string>& inputs) {
+  struct stat out;
+  if (output == "-" || stat(output.c_str(), &out) != 0) return {};
+  for (const std::string& input : inputs) {
+    struct stat in;
+    if (input != "-" && stat(input.c_str(), &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+      return Err("refusing to write {}: it is the input file {}", output, input);
+  }
   return {};
 }
 
@@ -64,6 +77,10 @@ struct ExportArgs {
 // graph when the recording has callchains) and export's filters: the report engine
 // writes it, so its rows and numbers are the text report's.
 int RunJsonExport(ExportArgs& a, PerfFile* file) {
+  if (Status st = CheckOutputIsNoInput(a.output, {a.input}); !st) {
+    PrintError(st.error().message);
+    return kExitUsage;
+  }
   const ExportOptions& e = a.options;
   ReportOptions o;
   o.format = "json";
@@ -156,6 +173,10 @@ int RunExport(ExportArgs& a) {
 
 int RunExportToFile(const std::string& input, const ReaderOptions& reader, ExportOptions& o,
                     const std::string& output, bool quiet) {
+  if (Status st = CheckOutputIsNoInput(output, {input}); !st) {
+    PrintError(st.error().message);
+    return kExitUsage;
+  }
   auto file = OpenInput(input, reader);
   if (!file) {
     PrintError(file.error().message);

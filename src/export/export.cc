@@ -109,7 +109,7 @@ Result<std::string> Export::Output() {
 std::vector<std::string> Export::SummaryLines() const { return SessionSummaryLines(*session_, *file_); }
 
 Result<std::string> ExportHtmlDiff(PerfFile* base, const ExportOptions& base_options, PerfFile* next,
-                                   const ExportOptions& next_options, std::vector<std::string>* summary_lines) {
+                                   const ExportOptions& next_options, std::vector<ExportFileProblems>* problems) {
   Result<SessionOptions> base_so = ExportSessionOptions(base, base_options);
   if (!base_so) return base_so.error();
   Result<SessionOptions> next_so = ExportSessionOptions(next, next_options);
@@ -124,9 +124,17 @@ Result<std::string> ExportHtmlDiff(PerfFile* base, const ExportOptions& base_opt
   std::unique_ptr<Session> next_session = Session::Open(next, std::move(*next_so));
   next_session->AddConsumer(&html);
   if (Status st = next_session->Run(); !st) return st.error();
-  for (const auto& [session, file] : {std::pair{base_session.get(), base}, std::pair{next_session.get(), next}})
+  for (const auto& [session, file] : {std::pair{base_session.get(), base}, std::pair{next_session.get(), next}}) {
+    ExportFileProblems p{file->path(), session->read_stats(), {}};
     for (std::string& line : SessionSummaryLines(*session, *file))
-      summary_lines->push_back(fmt::format("{}: {}", file->path(), line));
+      p.summary_lines.push_back(fmt::format("{}: {}", file->path(), line));
+    problems->push_back(std::move(p));
+  }
+  if (base_session->counters().nr_samples > 0 && html.base_total_samples() == 0)
+    problems->front().summary_lines.push_back(
+        fmt::format("{}: none of its events pairs with an event of {} (same attr type and config, as perf diff "
+                    "pairs them): the page has no baseline",
+                    base->path(), next->path()));
   std::string json;
   html.AppendJson(next->path(), &json);
   return RenderHtmlReport(json, fmt::format("perflens diff: {} vs {}", base->path(), next->path()));

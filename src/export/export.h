@@ -79,10 +79,16 @@ class Export {
 // `perflens diff --html`: the baseline, then the new file, read into one HtmlConsumer
 // (export/html.h: one frame and stack table for both, the baseline's samples as the
 // data's "base"), each with its own options (diff gives each file its --time range;
-// the format is HTML whatever they say). Returns the page, and appends both files'
-// SummaryLines, each prefixed with its path, to *summary_lines. Errors: a bad --time
-// or -C, either Session's.
+// the format is HTML whatever they say). Returns the page, and appends to *problems
+// what each file's read left out (baseline first): its ReadStats and SummaryLines, and
+// for the baseline a line when none of its events pairs with one of the new file's.
+// Errors: a bad --time or -C, either Session's.
+struct ExportFileProblems {
+  std::string path;
+  ReadStats read_stats;
+  std::vector<std::string> summary_lines;
+};
 Result<std::string> ExportHtmlDiff(PerfFile* base, const ExportOptions& base_options, PerfFile* next,
-                                   const ExportOptions& next_options, std::vector<std::string>* summary_lines);
+                                   const ExportOptions& next_options, std::vector<ExportFileProblems>* problems);
 
 }  // namespace perflens

@@ -230,6 +230,12 @@ void HtmlConsumer::OnSample(const ResolvedSample& s) {
   (baseline_ ? base_totals_ : totals_)[evsel] += s.nr_samples;
 }
 
+uint64_t HtmlConsumer::base_total_samples() const {
+  uint64_t total = 0;
+  for (uint64_t t : base_totals_) total += t;
+  return total;
+}
+
 uint64_t HtmlConsumer::total_samples() const {
   uint64_t total = 0;
   for (uint64_t t : totals_) total += t;

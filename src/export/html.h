@@ -96,6 +96,8 @@ class HtmlConsumer : public SampleConsumer {
   void AppendJson(std::string_view source, std::string* out) const;
 
   uint64_t total_samples() const;
+  // The baseline's samples (BeginBaseline), over its paired events.
+  uint64_t base_total_samples() const;
   size_t nr_stacks() const { return stacks_.size() / 2; }
   size_t nr_frames() const { return frames_.size() / 3; }
 

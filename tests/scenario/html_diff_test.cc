@@ -55,6 +55,24 @@ TEST_F(HtmlDiff, PageHoldsBothFiles) {
   EXPECT_EQ(page.find("https://"), std::string::npos);
 }
 
+// An output that is an input is refused before anything is written: the recording
+// stays as it was (export, report --html, diff --html).
+TEST_F(HtmlDiff, OutputThatIsAnInputIsRefused) {
+  const std::string copy = dir_ + "/copy.data";
+  ASSERT_EQ(RunShell("cp " + ShellQuote(DiffDir() + "/new.data") + " " + ShellQuote(copy), dir_).exit_code, 0);
+  const std::string before = ReadFileOrEmpty(copy);
+  ASSERT_FALSE(before.empty());
+  for (const std::string& args : {"export --format json -i " + ShellQuote(copy) + " -o " + ShellQuote(copy),
+                                  "export --format html -i " + ShellQuote(copy) + " -o " + ShellQuote(copy),
+                                  "report -i " + ShellQuote(copy) + " --html " + ShellQuote(copy),
+                                  "diff old.data " + ShellQuote(copy) + " --html " + ShellQuote(copy)}) {
+    CommandResult r = Perflens(args);
+    EXPECT_EQ(r.exit_code, 129) << args;
+    EXPECT_NE(r.err.find("refusing to write " + copy + ": it is the input file"), std::string::npos) << args << r.err;
+    EXPECT_EQ(ReadFileOrEmpty(copy), before) << args;
+  }
+}
+
 TEST_F(HtmlDiff, Errors) {
   CommandResult r = Perflens("diff old.data new.data new.data --html " + ShellQuote(dir_ + "/x.html"));
   EXPECT_EQ(r.exit_code, 129);
@@ -64,17 +82,27 @@ TEST_F(HtmlDiff, Errors) {
   EXPECT_NE(r.err.find("cannot create"), std::string::npos) << r.err;
 }
 
-class HtmlDiffBrowser : public HtmlDiff {};
+class HtmlDiffBrowser : public HtmlDiff {
+ protected:
+  // Checks `diff BASE NEW --html` in the browser against `diff BASE NEW -c delta`;
+  // `rows`: the text diff's rows.
+  void Check(const std::string& base_file, const std::string& new_file, size_t rows_expected);
+};
 
-TEST_F(HtmlDiffBrowser, AgreesWithDiffText) {
+TEST_F(HtmlDiffBrowser, AgreesWithDiffText) { Check("old.data", "new.data", 5); }  // beta fresh padding alpha gone
+
+// A file against itself: every change +0.00%, every frame grey, the scale at its 5%.
+TEST_F(HtmlDiffBrowser, SameFileIsGrey) { Check("new.data", "new.data", 4); }
+
+void HtmlDiffBrowser::Check(const std::string& base_file, const std::string& new_file, size_t rows_expected) {
   PERFLENS_REQUIRE_BROWSER();
   const std::string html = dir_ + "/diff.html";
-  CommandResult page = Perflens("diff old.data new.data --html " + ShellQuote(html));
+  CommandResult page = Perflens("diff " + base_file + " " + new_file + " --html " + ShellQuote(html));
   ASSERT_EQ(page.exit_code, 0) << page.err;
-  CommandResult text = Perflens("diff old.data new.data -c delta");
+  CommandResult text = Perflens("diff " + base_file + " " + new_file + " -c delta");
   ASSERT_EQ(text.exit_code, 0) << text.err;
-  CommandResult base = Perflens("report -i old.data --stdio");
-  CommandResult next = Perflens("report -i new.data --stdio");
+  CommandResult base = Perflens("report -i " + base_file + " --stdio");
+  CommandResult next = Perflens("report -i " + new_file + " --stdio");
   ASSERT_EQ(base.exit_code, 0) << base.err;
   ASSERT_EQ(next.exit_code, 0) << next.err;
   // "    30.23%  +41.94%  diff_prog      [.] beta": Baseline, Delta (either may be blank).
@@ -90,12 +118,11 @@ TEST_F(HtmlDiffBrowser, AgreesWithDiffText) {
     else
       gone += fmt::format("{}\"{}\"", gone.empty() ? "" : ", ", m[3].str());
   }
-  ASSERT_EQ(rows, 5u) << text.out;  // beta, fresh, padding, alpha, gone
-  ASSERT_FALSE(gone.empty()) << text.out;
+  ASSERT_EQ(rows, rows_expected) << text.out;
   const std::string expect = fmt::format(R"({{"total": {}, "base_total": {}, "delta": {{{}}}, "gone": [{}]}})",
                                          HeaderSamples(next.out), HeaderSamples(base.out), delta, gone);
   WriteFile(dir_ + "/expect.json", expect);
-  const std::string screenshot = std::string(PERFLENS_BINARY_DIR) + "/html_diff.png";
+  const std::string screenshot = std::string(PERFLENS_BINARY_DIR) + "/html_diff_" + base_file + "_" + new_file + ".png";
   CommandResult check = RunBrowserCheck("html_diff_check.py", html, dir_ + "/expect.json", screenshot, dir_);
   PERFLENS_EXPECT_BROWSER_CHECKS_PASS(check, expect);
 }

@@ -168,17 +168,27 @@
     return 100 * (now - before);
   }
 
+  // The change of share the deepest colour stands for: the largest change, but at least
+  // 5 percentage points, so that two runs of one program (changes of a few tenths) stay
+  // pale instead of painting their noise as deep as a real regression.
+  const MIN_SCALE = 5;
+  function colorScale() { return Math.max(state.maxChange, MIN_SCALE); }
+
   // Red: a larger share than in the baseline, blue: a smaller one, the deeper the more
-  // (relative to the largest change); grey: the same.
+  // (relative to colorScale()); grey: the same to the printed 0.01%.
   function diffColor(x) {
     if (x < 0) return '';
     const c = change(x);
-    if (Math.abs(c) < 1e-9 || state.maxChange <= 0) return 'hsl(0, 0%, 88%)';
-    const t = Math.min(1, Math.abs(c) / state.maxChange);
+    if (Math.abs(c) < 0.005) return 'hsl(0, 0%, 88%)';
+    const t = Math.min(1, Math.abs(c) / colorScale());
     return 'hsl(' + (c > 0 ? 0 : 215) + ', 85%, ' + (92 - 42 * t).toFixed(1) + '%)';
   }
 
-  function fmtChange(c) { return (c >= 0 ? '+' : '') + c.toFixed(2) + '%'; }
+  // As diff prints a delta: two decimals, a sign, no "-0.00%".
+  function fmtChange(c) {
+    if (Math.abs(c) < 0.005) return '+0.00%';
+    return (c > 0 ? '+' : '') + c.toFixed(2) + '%';
+  }
 
   function byTotalThenName(total, frameOf) {
     return (a, b) => total(b) - total(a) || frameName(frameOf(a)).localeCompare(frameName(frameOf(b)));
@@ -621,6 +631,9 @@
       const base = document.getElementById('base-total');
       base.textContent = fmtInt(state.baseGrand);
       base.setAttribute('data-total', String(state.baseGrand));
+      const scale = document.getElementById('diff-scale');
+      scale.textContent = '\u00b1' + colorScale().toFixed(2) + '%';
+      scale.setAttribute('data-scale', colorScale().toFixed(4));
     }
     if (state.view === 'flame' || state.view === 'icicle') {
       renderFlame(view, state.view === 'icicle');
@@ -696,8 +709,12 @@
     legend.appendChild(el('span', 'more', 'larger share'));
     legend.appendChild(document.createTextNode(' '));
     legend.appendChild(el('span', 'less', 'smaller share'));
-    legend.appendChild(document.createTextNode(' (deeper: closer to the largest change). Call paths only in the ' +
-        'baseline have no width here. Baseline total: '));
+    legend.appendChild(document.createTextNode(' (deepest at '));
+    const scale = el('b', null, '');
+    scale.id = 'diff-scale';
+    legend.appendChild(scale);
+    legend.appendChild(document.createTextNode(': the largest change, at least \u00b1' + MIN_SCALE + '%). Call paths ' +
+        'only in the baseline have no width here. Baseline total: '));
     const total = el('b', null, '');
     total.id = 'base-total';
     legend.appendChild(total);

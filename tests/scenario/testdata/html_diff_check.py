@@ -11,7 +11,8 @@ whose flame graph roots are the sampled functions:
 
 Checks: no console errors, the totals, each root frame's change of share printed as
 diff prints its Delta, red frames for a larger share and blue for a smaller one, no
-frame for a function only the baseline has, zooming keeps the colours. Same exits,
+frame for a function only the baseline has, grey for "+0.00%", the deepest colour at
+the largest change but at least 5 percentage points, zooming keeps the colours. Same exits,
 browser setup and waits as html_browser_check.py (whose helpers it uses).
 """
 import os
@@ -53,10 +54,17 @@ def run(driver, args, expect):
         check(shown == delta, "%s: change of share %s == diff's Delta %s" % (name, shown, delta))
         color = rgb(f.get_attribute("style"))
         check(color is not None, "%s has a colour (%s)" % (name, f.get_attribute("style")))
-        if color and abs(change) >= 0.005:
+        if color and shown != "+0.00%":
             redder = color[0] > color[2]
             check(redder == (change > 0), "%s is %s for %s" % (name, "red" if change > 0 else "blue", shown))
+        elif color:
+            check(color[0] == color[1] == color[2], "%s is grey for %s" % (name, shown))
         check("baseline" in (f.get_attribute("title") or ""), name + "'s tooltip gives the baseline")
+    # The deepest colour's change: the largest, at least 5 percentage points.
+    scale = float(driver.find_element(By.ID, "diff-scale").get_attribute("data-scale"))
+    largest = max([abs(float(d.rstrip("%"))) for d in expect["delta"].values()] + [5.0])
+    check(abs(scale - largest) < 0.006,
+          "colour scale %.2f%% == max(largest change, 5%%) %.2f%%" % (scale, largest))
     for name in expect["gone"]:
         check(name not in roots, "no frame for %s (only in the baseline)" % name)
 
