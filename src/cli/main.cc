@@ -314,12 +314,14 @@ int main(int argc, char** argv) {
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) AddNoPagerFlag(sub, &pager);
   if (std::optional<int> status = ParseCommandLine(&app, argc, argv)) return *status;
   // perf pages report (and its --header-only, -D, --stats) unless it reads a pipe,
-  // script, annotate and buildid-list; perf archive is a shell script.
+  // script, annotate and buildid-list; perf archive is a shell script. Nothing that
+  // writes a file instead of stdout pages (export, report --html, diff --html).
+  const bool diff_html = app.got_subcommand("diff") && app.get_subcommand("diff")->count("--html") > 0;
   WantPager(*report ? ra.input != "-" && ra.html.empty()
             : *header ? header_input != "-"
             : *dump ? dump_input != "-"
             : *stats ? stats_input != "-"
-            : !app.got_subcommand("archive") && !app.got_subcommand("export"),
+            : !app.got_subcommand("archive") && !app.got_subcommand("export") && !diff_html,
             pager);
   ra.options.sort_given = report->count("--sort") > 0;
   if (app.got_subcommand("script")) return run_script();
