@@ -9,7 +9,54 @@
 #include <cstring>
 #include <set>
 
+#include "base/shared_library.h"
+
 namespace perflens {
+
+namespace {
+
+// libdebuginfod's entry points, opened on the first Fetch (base/shared_library.h says
+// why it is not linked).
+struct DebuginfodApi {
+  SharedLibrary lib;
+  decltype(debuginfod_begin)* begin = nullptr;
+  decltype(debuginfod_end)* end = nullptr;
+  decltype(debuginfod_get_user_data)* get_user_data = nullptr;
+  decltype(debuginfod_set_user_data)* set_user_data = nullptr;
+  decltype(debuginfod_set_progressfn)* set_progressfn = nullptr;
+  decltype(debuginfod_find_executable)* find_executable = nullptr;
+  decltype(debuginfod_find_debuginfo)* find_debuginfo = nullptr;
+};
+
+Result<DebuginfodApi> LoadDebuginfodApi() {
+  auto lib = SharedLibrary::Open("libdebuginfod.so.1");
+  if (!lib.ok()) return lib.error();
+  DebuginfodApi api;
+  api.lib = std::move(*lib);
+#define PERFLENS_DEBUGINFOD_FN(field, name)                        \
+  {                                                                \
+    auto f = api.lib.Function<decltype(name)>(#name);              \
+    if (!f.ok()) return f.error();                                 \
+    api.field = *f;                                                \
+  }
+  PERFLENS_DEBUGINFOD_FN(begin, debuginfod_begin)
+  PERFLENS_DEBUGINFOD_FN(end, debuginfod_end)
+  PERFLENS_DEBUGINFOD_FN(get_user_data, debuginfod_get_user_data)
+  PERFLENS_DEBUGINFOD_FN(set_user_data, debuginfod_set_user_data)
+  PERFLENS_DEBUGINFOD_FN(set_progressfn, debuginfod_set_progressfn)
+  PERFLENS_DEBUGINFOD_FN(find_executable, debuginfod_find_executable)
+  PERFLENS_DEBUGINFOD_FN(find_debuginfo, debuginfod_find_debuginfo)
+#undef PERFLENS_DEBUGINFOD_FN
+  return api;
+}
+
+// Opened once per process, kept to its end (a client may outlive any one fetcher).
+const Result<DebuginfodApi>& Api() {
+  static const Result<DebuginfodApi> api = LoadDebuginfodApi();
+  return api;
+}
+
+}  // namespace
 
 const char* DebuginfodFileKindName(DebuginfodFileKind kind) {
   switch (kind) {
@@ -30,10 +77,10 @@ struct DebuginfodFetcher::Client {
   int64_t last_done = 0, last_total = 0;
 
   ~Client() {
-    if (handle) debuginfod_end(handle);
+    if (handle) Api()->end(handle);
   }
   static int OnProgress(debuginfod_client* c, long done, long total) {
-    auto* self = static_cast<Client*>(debuginfod_get_user_data(c));
+    auto* self = static_cast<Client*>(Api()->get_user_data(c));
     if (self && self->progress && *self->progress) {
       self->reported = true;
       self->last_done = done;
@@ -62,8 +109,15 @@ Result<std::string> DebuginfodFetcher::Fetch(const BuildId& build_id, Debuginfod
   const char* what = DebuginfodFileKindName(kind);
   if (down_) return keep(Err("debuginfod {} {}: not asked ({})", what, hex, *down_));
   if (!client_) {
+    const auto& api = Api();
+    if (!api.ok()) {
+      down_ = api.error().message;
+      ++nr_failed_;
+      if (first_failure_.empty()) first_failure_ = *down_;
+      return keep(Err("debuginfod: {}", *down_));
+    }
     auto c = std::make_unique<Client>();
-    c->handle = debuginfod_begin();
+    c->handle = api->begin();
     if (!c->handle) {
       down_ = "the debuginfod client could not be created";
       ++nr_failed_;
@@ -71,8 +125,8 @@ Result<std::string> DebuginfodFetcher::Fetch(const BuildId& build_id, Debuginfod
       return keep(Err("debuginfod: {}", *down_));
     }
     c->progress = &progress_;
-    debuginfod_set_user_data(c->handle, c.get());
-    debuginfod_set_progressfn(c->handle, &Client::OnProgress);
+    api->set_user_data(c->handle, c.get());
+    api->set_progressfn(c->handle, &Client::OnProgress);
     client_ = std::move(c);
   }
   client_->bid = hex;
@@ -81,8 +135,8 @@ Result<std::string> DebuginfodFetcher::Fetch(const BuildId& build_id, Debuginfod
   char* path = nullptr;
   // The hex form (length 0) is what the servers' URLs carry.
   const auto* id = reinterpret_cast<const unsigned char*>(hex.c_str());
-  int fd = kind == DebuginfodFileKind::kExecutable ? debuginfod_find_executable(client_->handle, id, 0, &path)
-                                                   : debuginfod_find_debuginfo(client_->handle, id, 0, &path);
+  int fd = kind == DebuginfodFileKind::kExecutable ? Api()->find_executable(client_->handle, id, 0, &path)
+                                                   : Api()->find_debuginfo(client_->handle, id, 0, &path);
   if (client_->reported && progress_)
     progress_(DebuginfodProgress{hex, kind, client_->last_done, client_->last_total, true});
   if (fd < 0) {

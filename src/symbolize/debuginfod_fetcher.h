@@ -69,7 +69,8 @@ class DebuginfodFetcher {
   // later calls return the kept outcome). Errors: an empty build-id; "not found" on
   // any server; a network failure (libdebuginfod's errno text, e.g. "Connection
   // refused" or "Timer expired"), after which every later call fails at once; the
-  // client could not be created.
+  // client could not be created; libdebuginfod.so.1 is not installed (it is opened
+  // on the first Fetch, not linked: base/shared_library.h).
   Result<std::string> Fetch(const BuildId& build_id, DebuginfodFileKind kind);
 
   // One line for the end of the report, nullopt when nothing was asked for:

@@ -7,8 +7,51 @@
 #include <array>
 #include <cctype>
 
+#include "base/shared_library.h"
+
 namespace perflens {
 namespace {
+
+// capstone's entry points, opened on the first Create (base/shared_library.h says why
+// it is not linked).
+struct CapstoneApi {
+  SharedLibrary lib;
+  decltype(cs_open)* open = nullptr;
+  decltype(cs_close)* close = nullptr;
+  decltype(cs_option)* option = nullptr;
+  decltype(cs_strerror)* strerror = nullptr;
+  decltype(cs_malloc)* malloc = nullptr;
+  decltype(cs_free)* free = nullptr;
+  decltype(cs_disasm_iter)* disasm_iter = nullptr;
+};
+
+Result<CapstoneApi> LoadCapstoneApi() {
+  auto lib = SharedLibrary::Open("libcapstone.so." + std::to_string(CS_API_MAJOR));
+  if (!lib.ok()) return lib.error();
+  CapstoneApi api;
+  api.lib = std::move(*lib);
+#define PERFLENS_CAPSTONE_FN(field, name)                  \
+  {                                                        \
+    auto f = api.lib.Function<decltype(name)>(#name);      \
+    if (!f.ok()) return f.error();                         \
+    api.field = *f;                                        \
+  }
+  PERFLENS_CAPSTONE_FN(open, cs_open)
+  PERFLENS_CAPSTONE_FN(close, cs_close)
+  PERFLENS_CAPSTONE_FN(option, cs_option)
+  PERFLENS_CAPSTONE_FN(strerror, cs_strerror)
+  PERFLENS_CAPSTONE_FN(malloc, cs_malloc)
+  PERFLENS_CAPSTONE_FN(free, cs_free)
+  PERFLENS_CAPSTONE_FN(disasm_iter, cs_disasm_iter)
+#undef PERFLENS_CAPSTONE_FN
+  return api;
+}
+
+// Opened once per process; a Disassembler exists only once it succeeded.
+const Result<CapstoneApi>& Api() {
+  static const Result<CapstoneApi> api = LoadCapstoneApi();
+  return api;
+}
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
@@ -159,17 +202,20 @@ Result<Disassembler> Disassembler::Create(CodeArch arch) {
   csh handle = 0;
   const cs_arch cs_a = arch == CodeArch::kX86_64 ? CS_ARCH_X86 : CS_ARCH_ARM64;
   const cs_mode mode = arch == CodeArch::kX86_64 ? CS_MODE_64 : CS_MODE_ARM;
-  if (cs_err e = cs_open(cs_a, mode, &handle); e != CS_ERR_OK)
-    return Err("capstone cannot disassemble {}: {}", arch == CodeArch::kX86_64 ? "x86_64" : "aarch64", cs_strerror(e));
-  if (arch == CodeArch::kX86_64) cs_option(handle, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
-  cs_option(handle, CS_OPT_DETAIL, CS_OPT_ON);
+  const auto& api = Api();
+  if (!api.ok()) return Err("cannot disassemble: {}", api.error().message);
+  if (cs_err e = api->open(cs_a, mode, &handle); e != CS_ERR_OK)
+    return Err("capstone cannot disassemble {}: {}", arch == CodeArch::kX86_64 ? "x86_64" : "aarch64",
+               api->strerror(e));
+  if (arch == CodeArch::kX86_64) api->option(handle, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
+  api->option(handle, CS_OPT_DETAIL, CS_OPT_ON);
   return Disassembler(static_cast<size_t>(handle), arch);
 }
 
 Disassembler::~Disassembler() {
   if (handle_) {
     csh h = handle_;
-    cs_close(&h);
+    Api()->close(&h);
   }
 }
 
@@ -177,7 +223,7 @@ Disassembler& Disassembler::operator=(Disassembler&& other) noexcept {
   if (this != &other) {
     if (handle_) {
       csh h = handle_;
-      cs_close(&h);
+      Api()->close(&h);
     }
     handle_ = other.handle_;
     arch_ = other.arch_;
@@ -189,14 +235,14 @@ Disassembler& Disassembler::operator=(Disassembler&& other) noexcept {
 std::vector<Instruction> Disassembler::Disassemble(std::span<const uint8_t> code, uint64_t dso_vaddr) const {
   std::vector<Instruction> out;
   const csh h = handle_;
-  cs_insn* insn = cs_malloc(h);
+  cs_insn* insn = Api()->malloc(h);
   const uint8_t* p = code.data();
   size_t left = code.size();
   uint64_t address = dso_vaddr;
   const bool x86 = arch_ == CodeArch::kX86_64;
   while (left > 0) {
     Instruction ins;
-    if (!cs_disasm_iter(h, &p, &left, &address, insn)) {
+    if (!Api()->disasm_iter(h, &p, &left, &address, insn)) {
       const size_t bad = std::min<size_t>(left, x86 ? 1 : 4);
       ins.dso_vaddr = address;
       ins.size = static_cast<uint32_t>(bad);
@@ -245,7 +291,7 @@ std::vector<Instruction> Disassembler::Disassemble(std::span<const uint8_t> code
     }
     out.push_back(std::move(ins));
   }
-  cs_free(insn, 1);
+  Api()->free(insn, 1);
   return out;
 }
 

@@ -56,7 +56,8 @@ struct Instruction {
 
 class Disassembler {
  public:
-  // Errors: capstone was built without the arch, or cannot be opened.
+  // Errors: capstone was built without the arch, or cannot be opened; libcapstone.so.4
+  // is not installed (opened on the first Create, not linked: base/shared_library.h).
   static Result<Disassembler> Create(CodeArch arch);
   ~Disassembler();
   Disassembler(Disassembler&& other) noexcept : handle_(other.handle_), arch_(other.arch_) { other.handle_ = 0; }
