@@ -1,5 +1,6 @@
 #include "report/callchain_store.h"
 
+#include <algorithm>
 #include <functional>
 #include <string_view>
 
@@ -58,10 +59,48 @@ void CallchainStore::GrowFrames() {
   }
 }
 
+uint64_t ChainHash(std::span<const uint32_t> frames) {
+  uint64_t h = frames.size() * 0x9E3779B97F4A7C15ULL;
+  for (uint32_t f : frames) h = (h ^ f) * 0xBF58476D1CE4E5B9ULL + 0x94D049BB133111EBULL;
+  return h ^ (h >> 31);
+}
+
+void CallchainStore::GrowChains() {
+  std::vector<ChainSlot> old = std::move(chain_slots_);
+  chain_slots_.assign(old.empty() ? 1024 : old.size() * 2, ChainSlot{});
+  const size_t mask = chain_slots_.size() - 1;
+  for (const ChainSlot& c : old) {
+    if (!c.len) continue;
+    size_t i = static_cast<size_t>(c.hash) & mask;
+    while (chain_slots_[i].len) i = (i + 1) & mask;
+    chain_slots_[i] = c;
+  }
+}
+
 uint32_t CallchainStore::AddChain(std::span<const uint32_t> frames, std::span<const BranchSlot> branch) {
   if (pool_.size() + frames.size() >= UINT32_MAX) return UINT32_MAX;
+  const bool with_branch = branch.size() == frames.size() && !branch.empty();
+  ChainSlot* slot = nullptr;
+  uint64_t hash = 0;
+  if (!with_branch && !frames.empty()) {
+    if (2 * (chain_count_ + 1) > chain_slots_.size()) GrowChains();
+    hash = ChainHash(frames);
+    const size_t mask = chain_slots_.size() - 1;
+    size_t i = static_cast<size_t>(hash) & mask;
+    for (; chain_slots_[i].len; i = (i + 1) & mask) {
+      const ChainSlot& c = chain_slots_[i];
+      if (c.hash == hash && c.len == frames.size() &&
+          std::equal(frames.begin(), frames.end(), pool_.begin() + c.pos))
+        return c.pos;
+    }
+    slot = &chain_slots_[i];
+  }
   const auto pos = static_cast<uint32_t>(pool_.size());
-  if (branch.size() == frames.size() && !branch.empty() && !has_branch_) {
+  if (slot) {
+    *slot = {hash, pos, static_cast<uint32_t>(frames.size())};
+    ++chain_count_;
+  }
+  if (with_branch && !has_branch_) {
     branch_pool_.assign(pool_.size(), 0);
     has_branch_ = true;
   }
@@ -79,10 +118,56 @@ uint32_t CallchainStore::AddChain(std::span<const uint32_t> frames, std::span<co
   return pos;
 }
 
-void CallchainStore::AddRef(size_t row, uint32_t pos, uint32_t skip, uint32_t len, uint64_t period) {
-  if (pos == UINT32_MAX || skip > len) return;
+void CallchainStore::AddRefs(size_t row, uint32_t pos, uint32_t len, uint64_t period, uint64_t count,
+                             bool skip_it) {
+  if (skip_it) return;
   if (refs_.size() <= row) refs_.resize(row + 1);
-  refs_[row].push_back({pos + skip, len - skip, period});
+  refs_[row].push_back({pos, len, period, count});
+  if (++ref_count_ >= fold_at_ && !has_branch_) {
+    FoldRefs();
+    // Fold again once the references have doubled: linear time overall, even when
+    // nothing folds (every chain distinct).
+    fold_at_ = std::max(2 * ref_count_, size_t{1} << 20);
+  }
+}
+
+void CallchainStore::FoldRefs() {
+  // Per row: sort positions by (pos, len, index), keep the first of each run. The
+  // order of the kept references is unchanged, so Build sees chains in the order of
+  // their first sample, as without folding.
+  std::vector<uint32_t> order;
+  std::vector<uint8_t> drop;
+  ref_count_ = 0;
+  for (std::vector<Ref>& refs : refs_) {
+    if (refs.size() > 1) {
+      order.resize(refs.size());
+      for (size_t i = 0; i < refs.size(); ++i) order[i] = static_cast<uint32_t>(i);
+      std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+        const Ref &x = refs[a], &y = refs[b];
+        return x.pos != y.pos ? x.pos < y.pos : x.len != y.len ? x.len < y.len : a < b;
+      });
+      drop.assign(refs.size(), 0);
+      size_t first = 0;
+      for (size_t k = 1; k < order.size(); ++k) {
+        Ref& keep = refs[order[first]];
+        const Ref& r = refs[order[k]];
+        if (r.pos == keep.pos && r.len == keep.len) {
+          keep.period += r.period;
+          keep.count += r.count;
+          drop[order[k]] = 1;
+        } else {
+          first = k;
+        }
+      }
+      size_t kept = 0;
+      for (size_t i = 0; i < refs.size(); ++i)
+        if (!drop[i]) refs[kept++] = refs[i];
+      refs.resize(kept);
+      // Free what folding gave back when it was most of the row.
+      if (refs.capacity() > 4 * kept + 16) refs.shrink_to_fit();
+    }
+    ref_count_ += refs.size();
+  }
 }
 
 void CallchainStore::MergeRows(size_t to, size_t from) {
@@ -91,6 +176,7 @@ void CallchainStore::MergeRows(size_t to, size_t from) {
   std::vector<Ref> moved = std::move(refs_[from]);
   refs_[from].clear();
   refs_[to].insert(refs_[to].end(), moved.begin(), moved.end());
+  // ref_count_ is unchanged: the references only moved.
 }
 
 void CallchainStore::Merge(const CallchainStore& other, std::span<const size_t> rows) {
@@ -116,7 +202,7 @@ void CallchainStore::Merge(const CallchainStore& other, std::span<const size_t> 
     }
   }
   for (size_t r = 0; r < other.refs_.size() && r < rows.size(); ++r)
-    for (const Ref& ref : other.refs_[r]) AddRef(rows[r], base + ref.pos, 0, ref.len, ref.period);
+    for (const Ref& ref : other.refs_[r]) AddRefs(rows[r], base + ref.pos, ref.len, ref.period, ref.count);
 }
 
 CallchainStore::CallchainStore() = default;
@@ -161,14 +247,14 @@ std::unique_ptr<CallchainNode> CallchainStore::Build(size_t row, const CallGraph
         const Ref& r = work[i];
         if (r.len == 0) {
           hit += r.period;
-          ++count;
+          count += r.count;
           continue;
         }
         const uint32_t f = pool_[r.pos];
         if (chains[f]++ == 0) seen.push_back(f);
         period[f] += r.period;
         children_hit += r.period;
-        ++children_count;
+        children_count += r.count;
       }
       // A node that no chain ends in and that has one child continues as one run of
       // frames (perf splits a node only where chains diverge or end).
@@ -204,7 +290,7 @@ std::unique_ptr<CallchainNode> CallchainStore::Build(size_t row, const CallGraph
         if (r.len == 0) continue;
         const uint32_t f = pool_[r.pos];
         if (period[f] < min_hit) continue;
-        sorted[bucket[f]++] = {r.pos + 1, r.len - 1, r.period};
+        sorted[bucket[f]++] = {r.pos + 1, r.len - 1, r.period, r.count};
       }
       std::copy(sorted.begin() + static_cast<long>(t.begin), sorted.begin() + static_cast<long>(kept_end),
                 work.begin() + static_cast<long>(t.begin));

@@ -1,11 +1,15 @@
 // CallchainStore: the callchains of one Hists, kept as they stream in and turned into
 // perf's per-row trees only when a row is printed.
 //
-// Every sample's resolved chain is stored once, as interned frame ids in one pool; a
-// row keeps references (pool position, length, period) to the part of a chain it owns
-// (the whole chain for its self samples, the part from its frame on in Children mode).
-// Adding a sample is a few appends, with no lookups and no allocation beyond amortized
-// vector growth.
+// Each distinct chain is stored once, as interned frame ids in one pool (a chain seen
+// before is found by its hash); a row keeps references (pool position, length, period,
+// samples) to the part of a chain it owns (the whole chain for its self samples, the
+// part from its frame on in Children mode). A row's references to the same part are
+// folded into its first one whenever the references have doubled since the last fold,
+// so memory follows the distinct chains and rows, not the samples (a recording of deep
+// recursion repeats the same few chains hundreds of thousands of times). Chains with
+// branch entries (--branch-history) are neither shared nor folded: their per-sample
+// branch counts need each sample's own entries.
 //
 // Build() groups a row's references frame by frame from the root: a node's children are
 // the distinct next frames, each child's cumulative period is summed before it is
@@ -54,7 +58,9 @@ class CallchainStore {
   uint32_t AddChain(std::span<const uint32_t> frames, std::span<const BranchSlot> branch = {});
 
   // Row `row` gets the chain frames [pos + skip, pos + len) with `period` (one sample).
-  void AddRef(size_t row, uint32_t pos, uint32_t skip, uint32_t len, uint64_t period);
+  void AddRef(size_t row, uint32_t pos, uint32_t skip, uint32_t len, uint64_t period) {
+    AddRefs(row, pos + skip, skip > len ? UINT32_MAX : len - skip, period, 1, pos == UINT32_MAX || skip > len);
+  }
 
   // Row `to` takes every reference of row `from` (rows merged after the fact).
   void MergeRows(size_t to, size_t from);
@@ -66,13 +72,19 @@ class CallchainStore {
   // If the pools together would pass the 4G-frame limit, nothing is added.
   void Merge(const CallchainStore& other, std::span<const size_t> rows);
 
+  // References held by all rows after folding (24 bytes each), and frame ids in the
+  // pool (4 bytes each): what the stored graphs cost, for tests and benchmarks.
+  size_t reference_count() const { return ref_count_; }
+  size_t pool_size() const { return pool_.size(); }
+
   bool HasRefs(size_t row) const { return row < refs_.size() && !refs_[row].empty(); }
 
-  // One row's share of a stored chain.
+  // One row's share of a stored chain, for `count` samples.
   struct Ref {
     uint32_t pos;  // next frame in the pool
     uint32_t len;  // frames left
     uint64_t period;
+    uint64_t count;
   };
 
   // Build's working memory; one per thread building trees at the same time.
@@ -99,6 +111,11 @@ class CallchainStore {
     uint8_t kind = 0;       // FrameKind: what addr is
   };
   void GrowFrames();
+  void GrowChains();
+  // `skip_it`: the reference is invalid (AddRef's checks), nothing is added.
+  void AddRefs(size_t row, uint32_t pos, uint32_t len, uint64_t period, uint64_t count, bool skip_it = false);
+  // Folds each row's references to the same (pos, len) into the first one.
+  void FoldRefs();
 
   mutable std::unique_ptr<BuildScratch> scratch_;  // for Build calls without one
   CallchainKey key_ = CallchainKey::kFunction;
@@ -117,6 +134,16 @@ class CallchainStore {
     }
   }
   std::vector<std::vector<Ref>> refs_;  // by row
+  size_t ref_count_ = 0;                // references in refs_
+  size_t fold_at_ = size_t{1} << 20;    // FoldRefs when ref_count_ reaches this
+  // Distinct chains without branch entries, open addressing, at most half full.
+  struct ChainSlot {
+    uint64_t hash = 0;
+    uint32_t pos = 0;
+    uint32_t len = 0;  // 0 = empty slot (empty chains are not stored)
+  };
+  std::vector<ChainSlot> chain_slots_;
+  size_t chain_count_ = 0;
   std::vector<ChainFrame> frames_;      // by id - 1
   std::vector<FrameSlot> frame_slots_;  // open addressing, at most half full
 };

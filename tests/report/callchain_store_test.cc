@@ -109,6 +109,51 @@ TEST(CallchainStoreTest, BuildsPerfsTreeForRandomChains) {
   }
 }
 
+// A chain seen again is stored once, and past 1M references a row's references to the
+// same part of a chain are folded into one; the trees are still perf's, counts
+// included (each folded reference carries its samples).
+TEST(CallchainStoreTest, RepeatedChainsAreStoredOnceAndFolded) {
+  Fixture fx;
+  std::mt19937 rng(11);
+  std::vector<std::vector<size_t>> shapes;
+  for (int c = 0; c < 40; ++c) {
+    std::vector<size_t> frames(1 + rng() % 6);
+    for (size_t& f : frames) f = rng() % 13;  // 12 is an unresolved ip
+    shapes.push_back(frames);
+  }
+  CallchainStore store;
+  CallchainNode want0, want1;  // row 0: whole chains; row 1: from the second frame on
+  uint64_t total = 0;
+  const int samples = (1 << 20) + 300000;
+  for (int s = 0; s < samples; ++s) {
+    const auto& shape = shapes[std::min(rng() % shapes.size(), rng() % shapes.size())];
+    std::vector<ChainFrame> chain;
+    std::vector<uint32_t> ids;
+    for (size_t i : shape) {
+      chain.push_back(fx.F(i));
+      ids.push_back(store.InternFrame(chain.back()));
+    }
+    const uint64_t period = 1 + rng() % 3;
+    const uint32_t pos = store.AddChain(ids);
+    const auto n = static_cast<uint32_t>(ids.size());
+    AppendChain(&want0, chain, period);
+    store.AddRef(0, pos, 0, n, period);
+    AppendChain(&want1, std::vector<ChainFrame>(chain.begin() + 1, chain.end()), period);
+    store.AddRef(1, pos, 1, n, period);
+    total += period;
+  }
+  // 40 shapes (some alike): at most 40 chains of at most 6 frames in the pool.
+  EXPECT_LE(store.pool_size(), 40u * 6);
+  // Two references a sample, 2.7M unfolded; folding each time 1M are held keeps fewer.
+  EXPECT_LT(store.reference_count(), size_t{1} << 20);
+  CallGraphParams p;
+  bool order_set = false;
+  std::string err;
+  ASSERT_TRUE(ParseCallGraphArg("graph,0", &p, &order_set, &err)) << err;
+  ExpectSameTree(want0, *store.Build(0, p, total), "row0");
+  ExpectSameTree(want1, *store.Build(1, p, total), "row1");
+}
+
 // The address key: two call sites in one function are two nodes; the inline frames at
 // one ip (one symbol each) stay apart; one ip and symbol is one id.
 TEST(CallchainStoreTest, AddressKeyKeepsCallSitesApart) {
