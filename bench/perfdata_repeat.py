@@ -88,6 +88,7 @@ def main():
     chunks = []  # (start, end, time word indexes, once-only (start, end) ranges)
     t_min, t_max = None, 0
     s_max, s_max_cut = 0, 0  # last SAMPLE times, for HEADER_SAMPLE_TIME
+    n_samples, n_samples_cut = 0, 0
     f.seek(data_off)
     pos, end = 0, data_size
     buf, buf_start = b"", 0
@@ -105,6 +106,10 @@ def main():
         if rtype == REC_COMPRESSED:
             fail(f"{src}: compressed records (recorded with -z)")
         off = pos - buf_start
+        if rtype == REC_SAMPLE:
+            n_samples += 1
+            if cut_at is None:
+                n_samples_cut += 1
         tpos = None  # byte offset of the time field within the record
         if rtype < USER_TYPE_START:
             st = None
@@ -223,8 +228,10 @@ def main():
     out.write(head)
     out.close()
     os.replace(dst + ".tmp", dst)
+    samples = full * n_samples + (n_samples_cut if cut_at else 0)
     print(f"{dst}: {factor}x of {src}: data {data_size} -> {written} bytes, "
-          f"{full} repetitions{' + a prefix' if cut_at else ''}, span {span / 1e9:.3f} s")
+          f"{full} repetitions{' + a prefix' if cut_at else ''}, span {span / 1e9:.3f} s, "
+          f"{samples} samples")
 
 
 if __name__ == "__main__":
