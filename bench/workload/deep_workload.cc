@@ -1,8 +1,11 @@
 // perflens benchmark workload, "deep" shape: CPU-bound threads that spend their time in
 // leaf functions at the bottom of ~60-110 frames of recursion through a few mutually
 // recursive functions, so frame-pointer callchains are long (perf keeps up to 127 frames)
-// and, since each level picks the next function and the bottom picks one of several
-// leaves, the chains vary. A recording of it stresses callchain storage and call-graph
+// and vary: each descent follows one of 8 fixed paths (which function at which level) to
+// a random depth and one of 6 leaves. The paths are fixed, not random per level, so that
+// the distinct chains number thousands, as in a real program; with a random choice at
+// every level each sample has its own chain and perf report's children mode needs
+// gigabytes for a few ten thousand samples. A recording of it stresses callchain storage and call-graph
 // building rather than symbolization.
 //
 // Usage: perflens_deep_workload CPU_SECONDS [THREADS]
@@ -82,29 +85,29 @@ using Leaf = uint64_t (*)(uint64_t);
 const Leaf kLeaves[] = {LeafMix, LeafRotate, LeafDivide, LeafFloat, LeafBranchy, LeafMemory};
 constexpr int kNumLeaves = sizeof(kLeaves) / sizeof(kLeaves[0]);
 
-uint64_t Descend(uint64_t x, int depth);
+uint64_t Descend(uint64_t x, int depth, uint32_t path);
 
 // Mutually recursive levels. Each does a little work around the call so that neither the
 // call is a tail call (which would drop frames) nor the levels take much of the time.
-NOINLINE uint64_t Walk(uint64_t x, int depth) {
-  uint64_t y = Descend(x * 3 + 1, depth - 1);
+NOINLINE uint64_t Walk(uint64_t x, int depth, uint32_t path) {
+  uint64_t y = Descend(x * 3 + 1, depth - 1, path);
   asm volatile("" : "+r"(y));
   return y ^ x;
 }
-NOINLINE uint64_t Climb(uint64_t x, int depth) {
-  uint64_t y = Descend(x ^ (x >> 7), depth - 1);
+NOINLINE uint64_t Climb(uint64_t x, int depth, uint32_t path) {
+  uint64_t y = Descend(x ^ (x >> 7), depth - 1, path);
   asm volatile("" : "+r"(y));
   return y + x;
 }
-NOINLINE uint64_t Split(uint64_t x, int depth) {
+NOINLINE uint64_t Split(uint64_t x, int depth, uint32_t path) {
   // Occasionally two subtrees: sibling chains share a prefix.
-  uint64_t y = Descend(x + 0x51, depth - 1);
-  if ((x & 0x3F) == 0) y += Descend(x + 0x77, depth - 1);
+  uint64_t y = Descend(x + 0x51, depth - 1, path);
+  if ((x & 0x3F) == 0) y += Descend(x + 0x77, depth - 1, path);
   asm volatile("" : "+r"(y));
   return y;
 }
-NOINLINE uint64_t Fold(uint64_t x, int depth) {
-  uint64_t y = Descend(x * 0x100000001B3ULL, depth - 1);
+NOINLINE uint64_t Fold(uint64_t x, int depth, uint32_t path) {
+  uint64_t y = Descend(x * 0x100000001B3ULL, depth - 1, path);
   asm volatile("" : "+r"(y));
   return y - x;
 }
@@ -115,24 +118,28 @@ NOINLINE uint64_t Bottom(uint64_t x) {
   return y;
 }
 
-NOINLINE uint64_t Descend(uint64_t x, int depth) {
+NOINLINE uint64_t Descend(uint64_t x, int depth, uint32_t path) {
   if (depth <= 0) return Bottom(x);
   x = x * 6364136223846793005ULL + 1442695040888963407ULL;
   uint64_t y;
-  switch ((x >> 33) & 3) {
-    case 0: y = Walk(x, depth); break;
-    case 1: y = Climb(x, depth); break;
-    case 2: y = Split(x, depth); break;
-    default: y = Fold(x, depth); break;
+  switch ((path >> ((depth & 15) * 2)) & 3) {
+    case 0: y = Walk(x, depth, path); break;
+    case 1: y = Climb(x, depth, path); break;
+    case 2: y = Split(x, depth, path); break;
+    default: y = Fold(x, depth, path); break;
   }
   asm volatile("" : "+r"(y));
   return y;
 }
 
 // Each root is a different entry function, so the outermost frames vary too.
-NOINLINE uint64_t RootA(uint64_t x, int depth) { uint64_t y = Descend(x, depth); asm volatile("" : "+r"(y)); return y; }
-NOINLINE uint64_t RootB(uint64_t x, int depth) { uint64_t y = Descend(x + 1, depth); asm volatile("" : "+r"(y)); return y; }
-NOINLINE uint64_t RootC(uint64_t x, int depth) { uint64_t y = Descend(x + 2, depth); asm volatile("" : "+r"(y)); return y; }
+NOINLINE uint64_t RootA(uint64_t x, int depth, uint32_t path) { uint64_t y = Descend(x, depth, path); asm volatile("" : "+r"(y)); return y; }
+NOINLINE uint64_t RootB(uint64_t x, int depth, uint32_t path) { uint64_t y = Descend(x + 1, depth, path); asm volatile("" : "+r"(y)); return y; }
+NOINLINE uint64_t RootC(uint64_t x, int depth, uint32_t path) { uint64_t y = Descend(x + 2, depth, path); asm volatile("" : "+r"(y)); return y; }
+
+// Two bits per level (Walk, Climb, Split, Fold), repeating every 16 levels.
+constexpr uint32_t kPaths[8] = {0x1B1B1B1B, 0xE4E4E4E4, 0x00FF00FF, 0x55AA55AA,
+                                0x12345678, 0x9ABCDEF0, 0x0F0F0F0F, 0xC3A5963C};
 
 std::atomic<bool> g_stop{false};
 
@@ -145,10 +152,11 @@ void Worker(int index, std::atomic<uint64_t>* sink) {
     x = x * 6364136223846793005ULL + 1442695040888963407ULL;
     // Descend takes 2 frames per level (Descend + Walk/Climb/...).
     int levels = 30 + static_cast<int>((x >> 40) % 25);
+    uint32_t path = kPaths[(x >> 50) % 8];
     switch ((x >> 20) % 3) {
-      case 0: acc += RootA(x, levels); break;
-      case 1: acc += RootB(x, levels); break;
-      default: acc += RootC(x, levels); break;
+      case 0: acc += RootA(x, levels, path); break;
+      case 1: acc += RootB(x, levels, path); break;
+      default: acc += RootC(x, levels, path); break;
     }
   }
   sink->fetch_add(acc);
