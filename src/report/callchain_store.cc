@@ -59,11 +59,13 @@ void CallchainStore::GrowFrames() {
   }
 }
 
+namespace {
 uint64_t ChainHash(std::span<const uint32_t> frames) {
   uint64_t h = frames.size() * 0x9E3779B97F4A7C15ULL;
   for (uint32_t f : frames) h = (h ^ f) * 0xBF58476D1CE4E5B9ULL + 0x94D049BB133111EBULL;
   return h ^ (h >> 31);
 }
+}  // namespace
 
 void CallchainStore::GrowChains() {
   std::vector<ChainSlot> old = std::move(chain_slots_);
@@ -71,7 +73,7 @@ void CallchainStore::GrowChains() {
   const size_t mask = chain_slots_.size() - 1;
   for (const ChainSlot& c : old) {
     if (!c.len) continue;
-    size_t i = static_cast<size_t>(c.hash) & mask;
+    size_t i = static_cast<size_t>(ChainHash(std::span<const uint32_t>(pool_).subspan(c.pos, c.len))) & mask;
     while (chain_slots_[i].len) i = (i + 1) & mask;
     chain_slots_[i] = c;
   }
@@ -81,23 +83,20 @@ uint32_t CallchainStore::AddChain(std::span<const uint32_t> frames, std::span<co
   if (pool_.size() + frames.size() >= UINT32_MAX) return UINT32_MAX;
   const bool with_branch = branch.size() == frames.size() && !branch.empty();
   ChainSlot* slot = nullptr;
-  uint64_t hash = 0;
   if (!with_branch && !frames.empty()) {
     if (2 * (chain_count_ + 1) > chain_slots_.size()) GrowChains();
-    hash = ChainHash(frames);
     const size_t mask = chain_slots_.size() - 1;
-    size_t i = static_cast<size_t>(hash) & mask;
+    size_t i = static_cast<size_t>(ChainHash(frames)) & mask;
     for (; chain_slots_[i].len; i = (i + 1) & mask) {
       const ChainSlot& c = chain_slots_[i];
-      if (c.hash == hash && c.len == frames.size() &&
-          std::equal(frames.begin(), frames.end(), pool_.begin() + c.pos))
+      if (c.len == frames.size() && std::equal(frames.begin(), frames.end(), pool_.begin() + c.pos))
         return c.pos;
     }
     slot = &chain_slots_[i];
   }
   const auto pos = static_cast<uint32_t>(pool_.size());
   if (slot) {
-    *slot = {hash, pos, static_cast<uint32_t>(frames.size())};
+    *slot = {pos, static_cast<uint32_t>(frames.size())};
     ++chain_count_;
   }
   if (with_branch && !has_branch_) {
@@ -122,7 +121,13 @@ void CallchainStore::AddRefs(size_t row, uint32_t pos, uint32_t len, uint64_t pe
                              bool skip_it) {
   if (skip_it) return;
   if (refs_.size() <= row) refs_.resize(row + 1);
-  refs_[row].push_back({pos, len, period, count});
+  std::vector<Ref>& refs = refs_[row];
+  while (period > Ref::kMaxPeriod) {  // only hostile or corrupt periods are this large
+    refs.push_back({pos, len, Ref::kMaxPeriod, 0});
+    period -= Ref::kMaxPeriod;
+    ++ref_count_;
+  }
+  refs.push_back({pos, len, period, count});
   if (++ref_count_ >= fold_at_ && !has_branch_) {
     FoldRefs();
     // Fold again once the references have doubled: linear time overall, even when
@@ -151,7 +156,8 @@ void CallchainStore::FoldRefs() {
       for (size_t k = 1; k < order.size(); ++k) {
         Ref& keep = refs[order[first]];
         const Ref& r = refs[order[k]];
-        if (r.pos == keep.pos && r.len == keep.len) {
+        if (r.pos == keep.pos && r.len == keep.len && keep.count + r.count <= Ref::kMaxCount &&
+            keep.period + r.period <= Ref::kMaxPeriod) {
           keep.period += r.period;
           keep.count += r.count;
           drop[order[k]] = 1;

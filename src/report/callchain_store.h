@@ -72,19 +72,24 @@ class CallchainStore {
   // If the pools together would pass the 4G-frame limit, nothing is added.
   void Merge(const CallchainStore& other, std::span<const size_t> rows);
 
-  // References held by all rows after folding (24 bytes each), and frame ids in the
+  // References held by all rows after folding (16 bytes each), and frame ids in the
   // pool (4 bytes each): what the stored graphs cost, for tests and benchmarks.
   size_t reference_count() const { return ref_count_; }
   size_t pool_size() const { return pool_.size(); }
 
   bool HasRefs(size_t row) const { return row < refs_.size() && !refs_[row].empty(); }
 
-  // One row's share of a stored chain, for `count` samples.
+  // One row's share of a stored chain, for `count` samples. 16 bytes, as many as a
+  // row holds per distinct chain part (or per sample, when chains rarely repeat):
+  // folding stops short of the fields' limits, and a sample's period beyond 48 bits
+  // is split over references with count 0.
   struct Ref {
+    static constexpr uint64_t kMaxPeriod = (uint64_t{1} << 48) - 1;
+    static constexpr uint64_t kMaxCount = (uint64_t{1} << 16) - 1;
     uint32_t pos;  // next frame in the pool
     uint32_t len;  // frames left
-    uint64_t period;
-    uint64_t count;
+    uint64_t period : 48;
+    uint64_t count : 16;
   };
 
   // Build's working memory; one per thread building trees at the same time.
@@ -136,9 +141,9 @@ class CallchainStore {
   std::vector<std::vector<Ref>> refs_;  // by row
   size_t ref_count_ = 0;                // references in refs_
   size_t fold_at_ = size_t{1} << 20;    // FoldRefs when ref_count_ reaches this
-  // Distinct chains without branch entries, open addressing, at most half full.
+  // Distinct chains without branch entries, open addressing, at most half full; the
+  // hash is recomputed from the pool when the table grows (8 bytes a slot).
   struct ChainSlot {
-    uint64_t hash = 0;
     uint32_t pos = 0;
     uint32_t len = 0;  // 0 = empty slot (empty chains are not stored)
   };

@@ -154,6 +154,27 @@ TEST(CallchainStoreTest, RepeatedChainsAreStoredOnceAndFolded) {
   ExpectSameTree(want1, *store.Build(1, p, total), "row1");
 }
 
+// A reference holds 48 bits of period: a larger (corrupt) one is split, not cut, and
+// still counts as one sample.
+TEST(CallchainStoreTest, HugePeriodsAreKeptWhole) {
+  Fixture fx;
+  CallchainStore store;
+  std::vector<uint32_t> ids{store.InternFrame(fx.F(0)), store.InternFrame(fx.F(1))};
+  const uint64_t huge = (uint64_t{1} << 62) + 5;
+  store.AddRef(0, store.AddChain(ids), 0, 2, huge);
+  store.AddRef(0, store.AddChain(ids), 0, 2, 7);
+  CallGraphParams p;
+  bool order_set = false;
+  std::string err;
+  ASSERT_TRUE(ParseCallGraphArg("graph,0", &p, &order_set, &err)) << err;
+  auto root = store.Build(0, p, huge + 7);
+  EXPECT_EQ(root->children_hit, huge + 7);
+  EXPECT_EQ(root->children_count, 2u);
+  ASSERT_EQ(root->children.size(), 1u);
+  EXPECT_EQ(root->children[0]->hit, huge + 7);
+  EXPECT_EQ(root->children[0]->count, 2u);
+}
+
 // The address key: two call sites in one function are two nodes; the inline frames at
 // one ip (one symbol each) stay apart; one ip and symbol is one id.
 TEST(CallchainStoreTest, AddressKeyKeepsCallSitesApart) {
