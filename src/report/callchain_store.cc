@@ -132,7 +132,7 @@ void CallchainStore::AddRefs(size_t row, uint32_t pos, uint32_t len, uint64_t pe
     FoldRefs();
     // Fold again once the references have doubled: linear time overall, even when
     // nothing folds (every chain distinct).
-    fold_at_ = std::max(2 * ref_count_, size_t{1} << 20);
+    fold_at_ = std::max(2 * ref_count_, kFirstFold);
   }
 }
 

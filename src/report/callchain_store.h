@@ -139,8 +139,9 @@ class CallchainStore {
     }
   }
   std::vector<std::vector<Ref>> refs_;  // by row
+  static constexpr size_t kFirstFold = size_t{1} << 16;
   size_t ref_count_ = 0;                // references in refs_
-  size_t fold_at_ = size_t{1} << 20;    // FoldRefs when ref_count_ reaches this
+  size_t fold_at_ = kFirstFold;  // FoldRefs when ref_count_ reaches this
   // Distinct chains without branch entries, open addressing, at most half full; the
   // hash is recomputed from the pool when the table grows (8 bytes a slot).
   struct ChainSlot {

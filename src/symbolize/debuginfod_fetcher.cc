@@ -52,8 +52,10 @@ Result<DebuginfodApi> LoadDebuginfodApi() {
 
 // Opened once per process, kept to its end (a client may outlive any one fetcher).
 const Result<DebuginfodApi>& Api() {
-  static const Result<DebuginfodApi> api = LoadDebuginfodApi();
-  return api;
+  // Never closed: no dlclose during static destruction while another thread may
+  // still be inside the library.
+  static const auto* api = new Result<DebuginfodApi>(LoadDebuginfodApi());
+  return *api;
 }
 
 }  // namespace

@@ -49,8 +49,10 @@ Result<CapstoneApi> LoadCapstoneApi() {
 
 // Opened once per process; a Disassembler exists only once it succeeded.
 const Result<CapstoneApi>& Api() {
-  static const Result<CapstoneApi> api = LoadCapstoneApi();
-  return api;
+  // Never closed: no dlclose during static destruction while another thread may
+  // still be inside the library.
+  static const auto* api = new Result<CapstoneApi>(LoadCapstoneApi());
+  return *api;
 }
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }

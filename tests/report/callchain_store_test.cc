@@ -109,7 +109,7 @@ TEST(CallchainStoreTest, BuildsPerfsTreeForRandomChains) {
   }
 }
 
-// A chain seen again is stored once, and past 1M references a row's references to the
+// A chain seen again is stored once, and past 64K references a row's references to the
 // same part of a chain are folded into one; the trees are still perf's, counts
 // included (each folded reference carries its samples).
 TEST(CallchainStoreTest, RepeatedChainsAreStoredOnceAndFolded) {
@@ -144,7 +144,7 @@ TEST(CallchainStoreTest, RepeatedChainsAreStoredOnceAndFolded) {
   }
   // 40 shapes (some alike): at most 40 chains of at most 6 frames in the pool.
   EXPECT_LE(store.pool_size(), 40u * 6);
-  // Two references a sample, 2.7M unfolded; folding each time 1M are held keeps fewer.
+  // Two references a sample, 2.7M unfolded; folded at 64K and at each doubling, far fewer.
   EXPECT_LT(store.reference_count(), size_t{1} << 20);
   CallGraphParams p;
   bool order_set = false;
