@@ -36,6 +36,16 @@ class SharedLibrary {
     return reinterpret_cast<F*>(*p);
   }
 
+  // Sets *fn to `symbol`'s address (F deduced from the pointer, e.g. a field declared
+  // decltype(cs_open)*). Errors: as Function.
+  template <typename F>
+  Status Bind(const char* symbol, F** fn) const {
+    auto p = Function<F>(symbol);
+    if (!p.ok()) return p.error();
+    *fn = *p;
+    return Status::Ok();
+  }
+
   const std::string& name() const { return name_; }
 
  private:

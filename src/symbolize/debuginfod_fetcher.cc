@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <set>
 
 #include "base/shared_library.h"
@@ -33,20 +34,13 @@ Result<DebuginfodApi> LoadDebuginfodApi() {
   if (!lib.ok()) return lib.error();
   DebuginfodApi api;
   api.lib = std::move(*lib);
-#define PERFLENS_DEBUGINFOD_FN(field, name)                        \
-  {                                                                \
-    auto f = api.lib.Function<decltype(name)>(#name);              \
-    if (!f.ok()) return f.error();                                 \
-    api.field = *f;                                                \
-  }
-  PERFLENS_DEBUGINFOD_FN(begin, debuginfod_begin)
-  PERFLENS_DEBUGINFOD_FN(end, debuginfod_end)
-  PERFLENS_DEBUGINFOD_FN(get_user_data, debuginfod_get_user_data)
-  PERFLENS_DEBUGINFOD_FN(set_user_data, debuginfod_set_user_data)
-  PERFLENS_DEBUGINFOD_FN(set_progressfn, debuginfod_set_progressfn)
-  PERFLENS_DEBUGINFOD_FN(find_executable, debuginfod_find_executable)
-  PERFLENS_DEBUGINFOD_FN(find_debuginfo, debuginfod_find_debuginfo)
-#undef PERFLENS_DEBUGINFOD_FN
+  for (Status st : {api.lib.Bind("debuginfod_begin", &api.begin), api.lib.Bind("debuginfod_end", &api.end),
+                    api.lib.Bind("debuginfod_get_user_data", &api.get_user_data),
+                    api.lib.Bind("debuginfod_set_user_data", &api.set_user_data),
+                    api.lib.Bind("debuginfod_set_progressfn", &api.set_progressfn),
+                    api.lib.Bind("debuginfod_find_executable", &api.find_executable),
+                    api.lib.Bind("debuginfod_find_debuginfo", &api.find_debuginfo)})
+    if (!st.ok()) return st.error();
   return api;
 }
 

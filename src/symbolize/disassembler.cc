@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <initializer_list>
 
 #include "base/shared_library.h"
 
@@ -30,20 +31,11 @@ Result<CapstoneApi> LoadCapstoneApi() {
   if (!lib.ok()) return lib.error();
   CapstoneApi api;
   api.lib = std::move(*lib);
-#define PERFLENS_CAPSTONE_FN(field, name)                  \
-  {                                                        \
-    auto f = api.lib.Function<decltype(name)>(#name);      \
-    if (!f.ok()) return f.error();                         \
-    api.field = *f;                                        \
-  }
-  PERFLENS_CAPSTONE_FN(open, cs_open)
-  PERFLENS_CAPSTONE_FN(close, cs_close)
-  PERFLENS_CAPSTONE_FN(option, cs_option)
-  PERFLENS_CAPSTONE_FN(strerror, cs_strerror)
-  PERFLENS_CAPSTONE_FN(malloc, cs_malloc)
-  PERFLENS_CAPSTONE_FN(free, cs_free)
-  PERFLENS_CAPSTONE_FN(disasm_iter, cs_disasm_iter)
-#undef PERFLENS_CAPSTONE_FN
+  for (Status st : {api.lib.Bind("cs_open", &api.open), api.lib.Bind("cs_close", &api.close),
+                    api.lib.Bind("cs_option", &api.option), api.lib.Bind("cs_strerror", &api.strerror),
+                    api.lib.Bind("cs_malloc", &api.malloc), api.lib.Bind("cs_free", &api.free),
+                    api.lib.Bind("cs_disasm_iter", &api.disasm_iter)})
+    if (!st.ok()) return st.error();
   return api;
 }
 
