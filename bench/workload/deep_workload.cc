@@ -22,6 +22,8 @@
 
 #include <pthread.h>
 
+#include "run_workers.h"
+
 #define NOINLINE __attribute__((noinline))
 
 namespace deep_bench {
@@ -141,14 +143,13 @@ NOINLINE uint64_t RootC(uint64_t x, int depth, uint32_t path) { uint64_t y = Des
 constexpr uint32_t kPaths[8] = {0x1B1B1B1B, 0xE4E4E4E4, 0x00FF00FF, 0x55AA55AA,
                                 0x12345678, 0x9ABCDEF0, 0x0F0F0F0F, 0xC3A5963C};
 
-std::atomic<bool> g_stop{false};
 
-void Worker(int index, std::atomic<uint64_t>* sink) {
+void Worker(int index, const std::atomic<bool>* stop, std::atomic<uint64_t>* sink) {
   std::string name = "deep-w" + std::to_string(index);
   pthread_setname_np(pthread_self(), name.c_str());
   uint64_t x = 0x12345678u + static_cast<uint64_t>(index) * 0x9E3779B9u;
   uint64_t acc = 0;
-  while (!g_stop.load(std::memory_order_relaxed)) {
+  while (!stop->load(std::memory_order_relaxed)) {
     x = x * 6364136223846793005ULL + 1442695040888963407ULL;
     // Descend takes 2 frames per level (Descend + Walk/Climb/...).
     int levels = 30 + static_cast<int>((x >> 40) % 25);
@@ -164,24 +165,4 @@ void Worker(int index, std::atomic<uint64_t>* sink) {
 
 }  // namespace deep_bench
 
-int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: %s CPU_SECONDS [THREADS]\n", argv[0]);
-    return 2;
-  }
-  double seconds = std::atof(argv[1]);
-  int nthreads = argc > 2 ? std::atoi(argv[2]) : 4;
-  std::atomic<uint64_t> sink{0};
-  std::vector<std::thread> threads;
-  for (int i = 0; i < nthreads; ++i) threads.emplace_back(deep_bench::Worker, i, &sink);
-  while (true) {
-    timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    if (static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9 >= seconds) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  deep_bench::g_stop = true;
-  for (auto& t : threads) t.join();
-  std::printf("%llu\n", static_cast<unsigned long long>(sink.load() & 1));
-  return 0;
-}
+int main(int argc, char** argv) { return bench::RunWorkers(argc, argv, deep_bench::Worker); }

@@ -23,6 +23,8 @@
 
 #include <pthread.h>
 
+#include "run_workers.h"
+
 namespace libm_bench {
 
 // Inputs go through volatile globals so the compiler cannot fold the library calls.
@@ -256,38 +258,17 @@ NOINLINE void InitState(State& s, int index) {
   s.text.replace(3000, 6, "needle");
 }
 
-std::atomic<bool> g_stop{false};
 
-void Worker(int index, std::atomic<uint64_t>* sink) {
+void Worker(int index, const std::atomic<bool>* stop, std::atomic<uint64_t>* sink) {
   std::string name = "libm-w" + std::to_string(index);
   pthread_setname_np(pthread_self(), name.c_str());
   State s;
   InitState(s, index);
   uint64_t acc = 0;
-  while (!g_stop.load(std::memory_order_relaxed)) acc += RunBatch(s);
+  while (!stop->load(std::memory_order_relaxed)) acc += RunBatch(s);
   sink->fetch_add(acc);
 }
 
 }  // namespace libm_bench
 
-int main(int argc, char** argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: %s CPU_SECONDS [THREADS]\n", argv[0]);
-    return 2;
-  }
-  double seconds = std::atof(argv[1]);
-  int nthreads = argc > 2 ? std::atoi(argv[2]) : 4;
-  std::atomic<uint64_t> sink{0};
-  std::vector<std::thread> threads;
-  for (int i = 0; i < nthreads; ++i) threads.emplace_back(libm_bench::Worker, i, &sink);
-  while (true) {
-    timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    if (static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9 >= seconds) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  libm_bench::g_stop = true;
-  for (auto& t : threads) t.join();
-  std::printf("%llu\n", static_cast<unsigned long long>(sink.load() & 1));
-  return 0;
-}
+int main(int argc, char** argv) { return bench::RunWorkers(argc, argv, libm_bench::Worker); }
