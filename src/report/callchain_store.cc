@@ -117,9 +117,7 @@ uint32_t CallchainStore::AddChain(std::span<const uint32_t> frames, std::span<co
   return pos;
 }
 
-void CallchainStore::AddRefs(size_t row, uint32_t pos, uint32_t len, uint64_t period, uint64_t count,
-                             bool skip_it) {
-  if (skip_it) return;
+void CallchainStore::AddRefs(size_t row, uint32_t pos, uint32_t len, uint64_t period, uint64_t count) {
   if (refs_.size() <= row) refs_.resize(row + 1);
   std::vector<Ref>& refs = refs_[row];
   while (period > Ref::kMaxPeriod) {  // only hostile or corrupt periods are this large

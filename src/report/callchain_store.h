@@ -58,8 +58,9 @@ class CallchainStore {
   uint32_t AddChain(std::span<const uint32_t> frames, std::span<const BranchSlot> branch = {});
 
   // Row `row` gets the chain frames [pos + skip, pos + len) with `period` (one sample).
+  // Nothing for a chain AddChain could not store (UINT32_MAX) or a skip past its end.
   void AddRef(size_t row, uint32_t pos, uint32_t skip, uint32_t len, uint64_t period) {
-    AddRefs(row, pos + skip, skip > len ? UINT32_MAX : len - skip, period, 1, pos == UINT32_MAX || skip > len);
+    if (pos != UINT32_MAX && skip <= len) AddRefs(row, pos + skip, len - skip, period, 1);
   }
 
   // Row `to` takes every reference of row `from` (rows merged after the fact).
@@ -117,8 +118,8 @@ class CallchainStore {
   };
   void GrowFrames();
   void GrowChains();
-  // `skip_it`: the reference is invalid (AddRef's checks), nothing is added.
-  void AddRefs(size_t row, uint32_t pos, uint32_t len, uint64_t period, uint64_t count, bool skip_it = false);
+  // Appends a reference for `count` samples (folding when due).
+  void AddRefs(size_t row, uint32_t pos, uint32_t len, uint64_t period, uint64_t count);
   // Folds each row's references to the same (pos, len) into the first one.
   void FoldRefs();
 
