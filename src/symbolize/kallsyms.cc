@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/build_id.h"
+#include "base/text_escape.h"
 
 namespace perflens {
 namespace {
@@ -20,17 +21,6 @@ namespace {
 constexpr uint8_t kStbLocal = 0, kStbGlobal = 1, kStbWeak = 2;
 constexpr uint8_t kSttObject = 1, kSttFunc = 2;
 constexpr uint64_t kPage = 4096;
-
-// 32 bytes: 120K of these are fresh pages, which cost more than the parsing.
-struct RawSym {
-  uint64_t start = 0;
-  uint64_t end = 0;
-  uint32_t name_off = 0;  // into the text; the name stops before the module part
-  uint32_t name_len = 0;
-  uint32_t module = 0;    // index into the module names, 0 for the kernel
-  uint8_t binding = kStbGlobal;
-  uint8_t type = kSttFunc;
-};
 
 // perf's symbol_type__filter.
 // ASCII case folding without the locale (a call per line showed in profiles).
@@ -117,9 +107,11 @@ bool ParseLine(std::string_view line, uint64_t* addr, char* type, std::string_vi
   return !name->empty();
 }
 
-// What the lines of a kallsyms text hold, in file order (module index 0 is the kernel).
+// What the lines of a kallsyms text hold, in file order. Each symbol's `index` holds
+// its module (0: the kernel) until the tables are Finish()ed; its name points into the
+// text, or into `owner->escaped` when it had control bytes.
 struct ParsedLines {
-  std::vector<RawSym> syms;
+  std::vector<Symbol> syms;
   std::vector<std::string_view> module_names{std::string_view()};
   size_t parsed = 0;
   bool all_zero = true;
@@ -127,8 +119,10 @@ struct ParsedLines {
   uint64_t ref_addr = 0;
 };
 
-void ParseLines(std::string_view text, std::string_view ref_symbol, ParsedLines* out) {
-  out->syms.reserve(text.size() / 44 + 16);  // lines are ~45 bytes
+void ParseLines(std::string_view text, std::string_view ref_symbol, KallsymsNames* owner, ParsedLines* out) {
+  // One Symbol per line straight away (lines are ~45 bytes): an intermediate record per
+  // line and a copy of every name were 6 MB of fresh pages, which cost more than parsing.
+  out->syms.reserve(text.size() / 44 + 16);
   std::unordered_map<std::string_view, uint32_t> module_index;
   const char* const base = text.data();
   for (size_t pos = 0; pos < text.size();) {
@@ -149,18 +143,21 @@ void ParseLines(std::string_view text, std::string_view ref_symbol, ParsedLines*
     }
     if (!KeepType(type) || name[0] == '$') continue;
     if (module.empty() && name == "__entry_SYSCALL_64_trampoline") continue;
-    RawSym& r = out->syms.emplace_back();
+    Symbol& r = out->syms.emplace_back();
     r.start = r.end = addr;
-    r.name_off = static_cast<uint32_t>(name.data() - base);
-    r.name_len = static_cast<uint32_t>(name.size());
+    // Names are printed as stored: escaped once here, as SymbolTable::Add does.
+    if (HasControlChars(name)) [[unlikely]]
+      name = owner->escaped.emplace_back(EscapeControl(name));
+    r.name = name;
+    r.index = 0;
     if (!module.empty()) {
       // A module's lines come together: compare with the last one before looking up.
       if (module == out->module_names.back()) {
-        r.module = static_cast<uint32_t>(out->module_names.size() - 1);
+        r.index = static_cast<uint32_t>(out->module_names.size() - 1);
       } else {
         auto [it, added] = module_index.try_emplace(module, static_cast<uint32_t>(out->module_names.size()));
         if (added) out->module_names.push_back(module);
-        r.module = it->second;
+        r.index = it->second;
       }
     }
     r.binding = Binding(type);
@@ -170,29 +167,36 @@ void ParseLines(std::string_view text, std::string_view ref_symbol, ParsedLines*
 
 }  // namespace
 
-Result<KallsymsTables> ParseKallsyms(std::string_view text, std::string_view ref_symbol, int64_t delta) {
-  if (text.size() > UINT32_MAX) return Err("kallsyms: text of {} bytes is too large", text.size());
+std::string_view KallsymsText::text() const {
+  if (mapped.size()) return {reinterpret_cast<const char*>(mapped.data()), mapped.size()};
+  return read;
+}
+
+Result<KallsymsTables> ParseKallsyms(std::shared_ptr<const KallsymsText> text, std::string_view ref_symbol,
+                                     int64_t delta) {
+  const std::string_view body = text->text();
+  if (body.size() > UINT32_MAX) return Err("kallsyms: text of {} bytes is too large", body.size());
   KallsymsTables out;
+  auto owner = std::make_shared<KallsymsNames>();
+  owner->text = std::move(text);
   // (Parsing two halves on two threads was slower: the time goes to page faults on
   // the fresh tables, which two threads of one process take in turn.)
   ParsedLines lines;
-  ParseLines(text, ref_symbol, &lines);
+  ParseLines(body, ref_symbol, owner.get(), &lines);
   if (lines.parsed == 0) return Err("kallsyms: no parsable line (expected \"<hex address> <type> <name>\")");
   out.all_zero = lines.all_zero;
   out.ref_addr = lines.ref_addr;
-  std::vector<RawSym>& syms = lines.syms;
+  std::vector<Symbol>& syms = lines.syms;
   const std::vector<std::string_view>& module_names = lines.module_names;
-  const char* const base = text.data();
-  auto name_of = [&](const RawSym& r) { return std::string_view(base + r.name_off, r.name_len); };
 
   // symbols__fixup_end(is_kallsyms=true) on the combined table, before the split.
-  auto by_start = [](const RawSym& a, const RawSym& b) { return a.start < b.start; };
+  auto by_start = [](const Symbol& a, const Symbol& b) { return a.start < b.start; };
   if (!std::is_sorted(syms.begin(), syms.end(), by_start)) std::stable_sort(syms.begin(), syms.end(), by_start);
   for (size_t i = 0; i + 1 < syms.size(); ++i) {
-    RawSym& prev = syms[i];
-    const RawSym& curr = syms[i + 1];
+    Symbol& prev = syms[i];
+    const Symbol& curr = syms[i + 1];
     if (prev.end != prev.start) continue;
-    if ((prev.module == 0) != (curr.module == 0)) {
+    if ((prev.index == 0) != (curr.index == 0)) {
       prev.end = RoundUpPage(prev.start + kPage);
     } else {
       prev.end = curr.start;
@@ -206,9 +210,9 @@ Result<KallsymsTables> ParseKallsyms(std::string_view text, std::string_view ref
   size_t kept = 0;
   for (size_t i = 0; i < syms.size(); ++i) {
     if (kept > 0 && syms[kept - 1].start == syms[i].start) {
-      const RawSym& a = syms[kept - 1];
-      const RawSym& b = syms[i];
-      if (!ChooseFirstSymbol(a.end - a.start, a.binding, name_of(a), b.end - b.start, b.binding, name_of(b)))
+      const Symbol& a = syms[kept - 1];
+      const Symbol& b = syms[i];
+      if (!ChooseFirstSymbol(a.end - a.start, a.binding, a.name, b.end - b.start, b.binding, b.name))
         syms[kept - 1] = syms[i];
       continue;
     }
@@ -216,23 +220,40 @@ Result<KallsymsTables> ParseKallsyms(std::string_view text, std::string_view ref
   }
   syms.resize(kept);
 
-  // Split: module symbols keep their absolute addresses, kernel ones get the delta.
-  // Each table is sized first, so it allocates once.
-  std::vector<SymbolTable*> tables(module_names.size(), &out.kernel);
-  for (size_t m = 1; m < module_names.size(); ++m) tables[m] = &out.modules[std::string(module_names[m])];
-  std::vector<size_t> counts(module_names.size(), 0), name_bytes(module_names.size(), 0);
-  for (const RawSym& s : syms) {
-    ++counts[s.module];
-    name_bytes[s.module] += s.name_len;
+  // Split, in place: kernel symbols stay at the front (with the delta, the end kept
+  // saturated as SymbolTable::Add keeps it), module symbols keep their absolute
+  // addresses and go to their module's table.
+  std::vector<std::vector<Symbol>> module_syms(module_names.size());
+  const uint64_t d = static_cast<uint64_t>(delta);
+  size_t kernel_count = 0;
+  for (size_t i = 0; i < syms.size(); ++i) {
+    Symbol s = syms[i];
+    if (s.index != 0) {
+      module_syms[s.index].push_back(s);
+      continue;
+    }
+    if (d != 0) {
+      const uint64_t size = s.end - s.start;
+      s.start += d;
+      s.end = s.start + size < s.start ? UINT64_MAX : s.start + size;
+    }
+    syms[kernel_count++] = s;
   }
-  for (size_t m = 0; m < tables.size(); ++m) tables[m]->Reserve(counts[m], name_bytes[m]);
-  for (const RawSym& s : syms) {
-    const uint64_t start = s.module == 0 ? s.start + static_cast<uint64_t>(delta) : s.start;
-    tables[s.module]->Add(start, s.end - s.start, name_of(s), s.binding, s.type);
-  }
+  syms.resize(kernel_count);
+  out.kernel.Adopt(std::move(syms), owner);
   out.kernel.Finish();
-  for (auto& [name, table] : out.modules) table.Finish();
+  for (size_t m = 1; m < module_names.size(); ++m) {
+    SymbolTable& table = out.modules[std::string(module_names[m])];
+    table.Adopt(std::move(module_syms[m]), owner);
+    table.Finish();
+  }
   return out;
+}
+
+Result<KallsymsTables> ParseKallsyms(std::string_view text, std::string_view ref_symbol, int64_t delta) {
+  auto copy = std::make_shared<KallsymsText>();
+  copy->read.assign(text);
+  return ParseKallsyms(std::move(copy), ref_symbol, delta);
 }
 
 std::string GnuBuildIdHexFromNotes(std::string_view notes) {

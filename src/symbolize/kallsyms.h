@@ -4,14 +4,32 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 
+#include "base/mapped_file.h"
 #include "base/result.h"
 #include "symbolize/symbol_table.h"
 
 namespace perflens {
+
+// A kallsyms file's text: mapped when it is a regular file with a size (the build-id
+// cache's copy), read otherwise (/proc/kallsyms reads as size 0).
+struct KallsymsText {
+  MappedFile mapped;
+  std::string read;
+  std::string_view text() const;
+};
+
+// What the tables' symbol names point into: the text, and the escaped copies of the
+// names that had control bytes.
+struct KallsymsNames {
+  std::shared_ptr<const KallsymsText> text;
+  std::deque<std::string> escaped;  // a deque: the names stay put as it grows
+};
 
 struct KallsymsTables {
   SymbolTable kernel;                          // absolute addresses, delta applied
@@ -28,7 +46,11 @@ struct KallsymsTables {
 // Ends: a symbol extends to the next one; the last kernel symbol before a module and
 // the very last symbol get one page: end = roundup(start, 4096) + 4096. Example:
 // "ffffffff81ffe010 T last" followed by module symbols → [0xffffffff81ffe010,
-// 0xffffffff82000000). Every table is Finish()ed. Errors: no parsable line.
+// 0xffffffff82000000). Every table is Finish()ed; its names point into `text`, which
+// the tables keep alive (SymbolTable::Adopt). Errors: no parsable line; text over 4 GiB.
+Result<KallsymsTables> ParseKallsyms(std::shared_ptr<const KallsymsText> text, std::string_view ref_symbol,
+                                     int64_t delta = 0);
+// The same over a copy of `text` (tests, fuzzing).
 Result<KallsymsTables> ParseKallsyms(std::string_view text, std::string_view ref_symbol, int64_t delta = 0);
 
 // The GNU build-id (NT_GNU_BUILD_ID, name "GNU") in a sequence of host-endian ELF notes

@@ -63,6 +63,7 @@ SymbolTable& SymbolTable::operator=(SymbolTable&& other) noexcept {
   arena_ = std::move(other.arena_);
   arena_next_ = std::exchange(other.arena_next_, nullptr);
   arena_left_ = std::exchange(other.arena_left_, 0);
+  name_owner_ = std::move(other.name_owner_);
   demangle_params_ = other.demangle_params_;
   other.symbols_.clear();
   other.arena_.clear();
@@ -75,6 +76,7 @@ SymbolTable& SymbolTable::operator=(const SymbolTable& other) {
   arena_.clear();
   arena_next_ = nullptr;
   arena_left_ = 0;
+  name_owner_.reset();
   demangle_params_ = other.demangle_params_;
   symbols_.reserve(other.symbols_.size());
   for (const Symbol& s : other.symbols_) {
@@ -171,13 +173,22 @@ void SymbolTable::Finish() {
   for (size_t i = 0; i < symbols_.size(); ++i) symbols_[i].index = static_cast<uint32_t>(i);
 }
 
-void SymbolTable::Reserve(size_t symbols, size_t name_bytes) {
-  symbols_.reserve(symbols_.size() + symbols);
-  if (name_bytes > arena_left_) {
-    arena_.push_back(std::make_unique_for_overwrite<char[]>(name_bytes));
-    arena_next_ = arena_.back().get();
-    arena_left_ = name_bytes;
+void SymbolTable::Adopt(std::vector<Symbol> symbols, std::shared_ptr<const void> name_owner) {
+  symbols_ = std::move(symbols);
+  name_owner_ = std::move(name_owner);
+}
+
+bool SymbolTable::Shift(int64_t delta) {
+  const uint64_t d = static_cast<uint64_t>(delta);
+  for (const Symbol& s : symbols_) {
+    const bool wraps = delta >= 0 ? s.end + d < s.end : s.start + d > s.start;
+    if (wraps) return false;
   }
+  for (Symbol& s : symbols_) {
+    s.start += d;
+    s.end += d;
+  }
+  return true;
 }
 
 void SymbolTable::TruncateAt(uint64_t addr) {

@@ -52,9 +52,11 @@ class SymbolTable {
   SymbolTable(const SymbolTable& other);
   SymbolTable& operator=(const SymbolTable& other);
 
-  // Room for `symbols` more symbols whose names total `name_bytes`, so that a bulk
-  // load (kallsyms) allocates once instead of growing.
-  void Reserve(size_t symbols, size_t name_bytes);
+  // Replaces the contents with `symbols`, whose names are not copied: they point into
+  // memory `name_owner` keeps alive (kallsyms: the mapped text), and must already be
+  // escaped as Add would store them. Call Finish afterwards. Copying the table copies
+  // the names into the copy's arena; moving it takes the owner along.
+  void Adopt(std::vector<Symbol> symbols, std::shared_ptr<const void> name_owner);
   // Adds a symbol; `size` may be 0. The name is copied into the arena.
   void Add(uint64_t start, uint64_t size, std::string_view name, uint8_t binding = 1, uint8_t type = 2);
   // Adds a symbol whose name is a mangled C++ or Rust name (MaybeMangled), demangled as perf prints it
@@ -70,6 +72,10 @@ class SymbolTable {
   // zero-size group is the one that gets a size). May be called again after more Adds
   // (perf fixes .symtab, then again after adding .dynsym). Find needs it.
   void Finish();
+  // Adds `delta` (mod 2^64) to every start and end, in place, when no start or end wraps
+  // around (order and sizes are then kept, as if each had been added at start + delta);
+  // false and nothing changed otherwise. After Finish, before any Find.
+  bool Shift(int64_t delta);
   // Cuts every symbol that starts before `addr` and ends after it at `addr` (perf does
   // this to the symbol before .plt, which the end fix-up stretched over it).
   void TruncateAt(uint64_t addr);
@@ -98,6 +104,7 @@ class SymbolTable {
   std::vector<std::unique_ptr<char[]>> arena_;
   char* arena_next_ = nullptr;  // free space at the end of the last chunk
   size_t arena_left_ = 0;
+  std::shared_ptr<const void> name_owner_;  // Adopt's borrowed names
   bool demangle_params_ = false;
   // Guards demangling after Finish (the name, the flag's clearing, arena growth); never
   // copied or moved with the table.

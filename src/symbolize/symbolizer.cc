@@ -90,37 +90,28 @@ struct KallsymsLoad {
   std::string bid;  // what it was looked up for
   std::string ref;  // the KASLR anchor symbol looked for
   std::optional<KallsymsTables> tables;
-  // The file's text, kept to parse again with a KASLR shift: mapped when it is a
-  // regular file with a size (the build-id cache), read for /proc/kallsyms (size 0).
-  MappedFile mapped;
-  std::string read_text;
-  struct Text {
-    MappedFile mapped;
-    std::string read_text;
-    std::string error;
-  };
-  std::string_view text() const {
-    if (mapped.size()) return {reinterpret_cast<const char*>(mapped.data()), mapped.size()};
-    return read_text;
-  }
+  // The file's text (the tables' names point into it), kept to parse again when a KASLR
+  // shift cannot be applied in place.
+  std::shared_ptr<const KallsymsText> text;
   std::string path;
   std::vector<std::string> tried;
 };
 
-KallsymsLoad::Text LoadKallsymsText(const std::string& path) {
-  KallsymsLoad::Text t;
+// Errors: the file cannot be read, or is larger than kMaxTextFile.
+Result<std::shared_ptr<const KallsymsText>> LoadKallsymsText(const std::string& path) {
+  auto t = std::make_shared<KallsymsText>();
   struct stat st;
   if (stat(path.c_str(), &st) == 0 && st.st_size > 0) {
     auto m = MappedFile::Open(path, kMaxTextFile);
     if (m.ok()) {
-      t.mapped = std::move(*m);
-      return t;
+      t->mapped = std::move(*m);
+      return std::shared_ptr<const KallsymsText>(std::move(t));
     }
   }
   auto text = ReadTextFile(path);
-  if (!text.ok()) t.error = text.error().message;
-  else t.read_text = std::move(*text);
-  return t;
+  if (!text.ok()) return text.error();
+  t->read = std::move(*text);
+  return std::shared_ptr<const KallsymsText>(std::move(t));
 }
 
 // Why this machine's /proc/kallsyms cannot describe the recording's kernel with build-id
@@ -167,14 +158,13 @@ KallsymsLoad FindKallsyms(const std::string& kallsyms_option, const std::string&
       out.tried.push_back(p);
       continue;
     }
-    KallsymsLoad::Text loaded = LoadKallsymsText(p);
-    if (!loaded.error.empty()) {
-      out.tried.push_back(loaded.error);
+    auto loaded = LoadKallsymsText(p);
+    if (!loaded.ok()) {
+      out.tried.push_back(loaded.error().message);
       continue;
     }
-    out.mapped = std::move(loaded.mapped);
-    out.read_text = std::move(loaded.read_text);
-    auto t = ParseKallsyms(out.text(), out.ref, 0);
+    out.text = std::move(*loaded);
+    auto t = ParseKallsyms(out.text, out.ref, 0);
     if (!t.ok()) {
       out.tried.push_back(fmt::format("{}: {}", p, t.error().message));
       continue;
@@ -629,8 +619,9 @@ void Symbolizer::Impl::LoadKallsymsOnce(const Dso& kernel) {
     // KASLR: shift by recorded anchor − this file's anchor.
     uint64_t recorded = machine ? machine->kernel_ref_addr() : 0;
     int64_t delta = recorded && found->tables->ref_addr ? static_cast<int64_t>(recorded - found->tables->ref_addr) : 0;
-    if (delta != 0) {
-      auto shifted = ParseKallsyms(found->text(), ref, delta);
+    // In place unless an address would wrap; then as parsed with the shift.
+    if (delta != 0 && !found->tables->kernel.Shift(delta)) {
+      auto shifted = ParseKallsyms(found->text, ref, delta);
       if (shifted.ok()) found->tables = std::move(*shifted);
       else found->tables.reset();
     }

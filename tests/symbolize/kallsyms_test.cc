@@ -120,6 +120,59 @@ TEST(KallsymsTest, NegativeDelta) {
   EXPECT_EQ(NameAt(r->kernel, 0xffffffff80fff100), "secondary_startup");
 }
 
+// The Symbolizer shifts the delta-0 tables in place (SymbolTable::Shift) instead of
+// parsing again: every kernel symbol must come out as ParseKallsyms with the delta
+// makes it, module symbols untouched.
+TEST(KallsymsTest, ShiftInPlaceEqualsParsingWithTheDelta) {
+  for (int64_t delta : {int64_t{0x19000000}, int64_t{-0x1000}, int64_t{0x123456}}) {
+    Result<KallsymsTables> parsed = ParseKallsyms(kKallsyms, "_text", delta);
+    Result<KallsymsTables> shifted = ParseKallsyms(kKallsyms, "_text", 0);
+    ASSERT_TRUE(parsed.ok() && shifted.ok());
+    ASSERT_TRUE(shifted->kernel.Shift(delta)) << delta;
+    const auto& a = parsed->kernel.symbols();
+    const auto& b = shifted->kernel.symbols();
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+      EXPECT_EQ(a[i].start, b[i].start) << a[i].name;
+      EXPECT_EQ(a[i].end, b[i].end) << a[i].name;
+      EXPECT_EQ(a[i].name, b[i].name);
+      EXPECT_EQ(a[i].index, b[i].index);
+    }
+    EXPECT_EQ(shifted->modules.at("[mod_a]").symbols().front().start, 0xffffffffc0001000u);
+  }
+}
+
+TEST(KallsymsTest, ShiftThatWrapsChangesNothing) {
+  Result<KallsymsTables> r = ParseKallsyms(kKallsyms, "_text", 0);
+  ASSERT_TRUE(r.ok());
+  // last_kernel ends at 0xffffffff82000000: + 0x7f000000 passes 2^64.
+  EXPECT_FALSE(r->kernel.Shift(0x7f000000));
+  EXPECT_EQ(NameAt(r->kernel, 0xffffffff81000100), "secondary_startup");
+  Result<KallsymsTables> low = ParseKallsyms("0000000000001000 T low\n0000000000002000 T high\n", "");
+  ASSERT_TRUE(low.ok());
+  EXPECT_FALSE(low->kernel.Shift(-0x2000));
+  EXPECT_EQ(NameAt(low->kernel, 0x1000), "low");
+}
+
+// Names point into the text (not copied), so the tables keep it alive, and a name with
+// control bytes is stored escaped as every other symbol name is.
+TEST(KallsymsTest, NamesOutliveTheCallersTextAndAreEscaped) {
+  KallsymsTables tables;
+  {
+    std::string text = "ffffffff81000000 T _text\nffffffff81000100 t bad\x1bname\nffffffff81000200 t f\t[m]\n";
+    Result<KallsymsTables> r = ParseKallsyms(text, "_text");
+    ASSERT_TRUE(r.ok());
+    tables = std::move(*r);
+    text.assign(text.size(), 'X');
+  }
+  EXPECT_EQ(NameAt(tables.kernel, 0xffffffff81000000), "_text");
+  EXPECT_EQ(NameAt(tables.kernel, 0xffffffff81000100), "bad\\x1bname");
+  EXPECT_EQ(NameAt(tables.modules.at("[m]"), 0xffffffff81000200), "f");
+  SymbolTable copy = tables.kernel;  // copies the names into its own arena
+  tables = KallsymsTables();
+  EXPECT_EQ(NameAt(copy, 0xffffffff81000100), "bad\\x1bname");
+}
+
 TEST(KallsymsTest, AllZeroAddresses) {
   Result<KallsymsTables> r = ParseKallsyms(
       "0000000000000000 T _text\n0000000000000000 T foo\n0000000000000000 t bar\t[m]\n", "_text");
