@@ -1,8 +1,12 @@
 // OrderedQueue: perf's ordered-events rule (tools/perf/util/ordered-events.c; spec A13).
 // Kernel records are queued by timestamp; each FINISHED_ROUND delivers every queued
 // record with time <= the largest timestamp seen before the *previous* round, in time
-// order (stable for equal times), so delivery lags one round behind. The queue holds
-// RecordViews (32 bytes each), never copies of records.
+// order (stable for equal times), so delivery lags one round behind. The queue never
+// copies records: a record of the mapped file is queued as its position alone (a
+// 16-byte entry with the time) and framed again on delivery; any other (decompressed,
+// piped, a directory part) as its whole view, kept aside. On recordings with few
+// FINISHED_ROUNDs the queue holds most of the file's records at once (libm.data: 18
+// rounds for 297K samples), so the entry size is most of the reader's memory.
 // RecordOrdering (record_ordering.h) drives it for ReadRecords and bounds its memory.
 #pragma once
 
@@ -10,16 +14,38 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/byte_order.h"
 #include "perfdata/record.h"
+#include "perfdata/record_cursor.h"
 
 namespace perflens {
 
 class OrderedQueue {
  public:
+  // Every record queued aside (tests).
+  OrderedQueue() = default;
+  // `file`: the mapped perf.data (byte i at perf.data offset i) whose records can be
+  // queued by position, their headers read with `ld` on delivery; nullptr for none.
+  OrderedQueue(const uint8_t* file, const Loader& ld) : file_(file), ld_(ld) {}
+
   // Queues `r` with timestamp `t` (ns). Returns true when `t` is older than the last
   // delivered record (perf's "unordered" count); it is still delivered, late.
   bool Push(uint64_t t, const RecordView& r) {
-    q_.push_back({t, r});
+    if (file_ && r.chunk == 0 && !r.compressed && r.data == file_ + r.perf_data_offset &&
+        r.perf_data_offset < kAside) [[likely]] {
+      q_.push_back({t, r.perf_data_offset});
+    } else {
+      uint64_t slot;
+      if (free_aside_.empty()) {
+        slot = aside_.size();
+        aside_.push_back(r);
+      } else {
+        slot = free_aside_.back();
+        free_aside_.pop_back();
+        aside_[slot] = r;
+      }
+      q_.push_back({t, kAside | slot});
+    }
     if (t > max_timestamp_) max_timestamp_ = t;
     return t < last_flush_;
   }
@@ -40,10 +66,19 @@ class OrderedQueue {
   size_t size() const { return q_.size() - head_; }
 
  private:
+  static constexpr uint64_t kAside = uint64_t{1} << 63;
   struct Entry {
     uint64_t time;
-    RecordView r;
+    uint64_t ref;  // perf.data offset of a record of file_, or kAside | slot in aside_
   };
+
+  // The view queued as `ref`; an aside slot is free again afterwards.
+  RecordView Take(uint64_t ref) {
+    if (!(ref & kAside)) return ViewAt(ld_, file_ + ref, ref);
+    const size_t slot = static_cast<size_t>(ref & ~kAside);
+    free_aside_.push_back(slot);
+    return aside_[slot];
+  }
 
   template <typename Deliver>
   void Flush(uint64_t limit, Deliver& deliver) {
@@ -51,7 +86,7 @@ class OrderedQueue {
     SortUndelivered();
     size_t i = head_;
     while (i < q_.size() && q_[i].time <= limit) {
-      deliver(q_[i].r);
+      deliver(Take(q_[i].ref));
       last_flush_ = q_[i].time;
       ++i;
     }
@@ -101,6 +136,10 @@ class OrderedQueue {
     if (src != &q_) q_.swap(scratch_);
   }
 
+  const uint8_t* file_ = nullptr;
+  Loader ld_{};
+  std::vector<RecordView> aside_;    // records not queued by position, by slot
+  std::vector<size_t> free_aside_;   // slots of aside_ delivered
   std::vector<Entry> q_;
   std::vector<Entry> scratch_;
   std::vector<size_t> runs_;  // run starts in q_, then q_.size()

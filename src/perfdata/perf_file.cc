@@ -208,7 +208,8 @@ Status PerfFile::ReadRecords(const RecordCallback& cb, ReadStats* stats) {
   ChunkPool pool;
   const bool ordered = options_.ordered;
   Decompressor decompressor(ld, options_.max_decompressed_bytes);
-  RecordOrdering ordering([&cb](const RecordView& r) { cb(r); }, &pool, options_.max_queued_bytes, stats);
+  RecordOrdering ordering([&cb](const RecordView& r) { cb(r); }, &pool, options_.max_queued_bytes, stats,
+                          streaming() ? nullptr : file_.data(), ld);
   const Evlist& evlist = header_.evlist();
 
   auto count = [&](const RecordView& r) {

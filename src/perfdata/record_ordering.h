@@ -24,8 +24,12 @@ namespace perflens {
 template <typename Deliver>
 class RecordOrdering {
  public:
-  RecordOrdering(Deliver deliver, ChunkPool* pool, uint64_t max_queued_bytes, ReadStats* stats)
-      : deliver_(std::move(deliver)), pool_(pool), max_queued_bytes_(max_queued_bytes), stats_(stats) {}
+  // `file`, `ld`: the mapped perf.data whose records are queued by position
+  // (OrderedQueue); nullptr when reading a stream.
+  RecordOrdering(Deliver deliver, ChunkPool* pool, uint64_t max_queued_bytes, ReadStats* stats,
+                 const uint8_t* file = nullptr, const Loader& ld = Loader{})
+      : deliver_(std::move(deliver)), pool_(pool), max_queued_bytes_(max_queued_bytes), stats_(stats),
+        queue_(file, ld) {}
 
   // Queues `r` with timestamp `t` (ns, neither 0 nor UINT64_MAX: those are delivered at
   // once by the caller). Counts a record older than the last delivered one in

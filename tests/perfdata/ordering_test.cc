@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -204,6 +205,64 @@ TEST(OrderedQueueTest, MergingRunsEqualsStableSort) {
   std::vector<std::pair<uint64_t, uint64_t>> want = pushed;
   std::stable_sort(want.begin(), want.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   EXPECT_EQ(delivered, want);
+}
+
+// With the mapped file given, a record of the file is queued as its position only and
+// framed again on delivery (either byte order); others (decompressed, piped: chunk or
+// compressed set, or bytes elsewhere) are queued whole. Both must come out as pushed,
+// in time order, and an aside slot must be reused only once delivered.
+TEST(OrderedQueueTest, FileRecordsQueuedByPositionComeBackWhole) {
+  for (bool swap : {false, true}) {
+    std::vector<uint8_t> file(64 * 16);
+    std::vector<uint8_t> elsewhere(16);
+    auto put = [&](uint8_t* p, uint32_t type, uint16_t misc, uint16_t size) {
+      if (swap) {
+        type = __builtin_bswap32(type);
+        misc = __builtin_bswap16(misc);
+        size = __builtin_bswap16(size);
+      }
+      std::memcpy(p, &type, 4);
+      std::memcpy(p + 4, &misc, 2);
+      std::memcpy(p + 6, &size, 2);
+    };
+    Loader ld;
+    ld.swap = swap;
+    OrderedQueue q(file.data(), ld);
+    std::vector<std::pair<uint64_t, RecordView>> pushed;
+    std::vector<RecordView> delivered;
+    auto deliver = [&](const RecordView& r) { delivered.push_back(r); };
+    auto push = [&](uint64_t t, const RecordView& r) {
+      pushed.push_back({t, r});
+      q.Push(t, r);
+    };
+    put(elsewhere.data(), 9, 2, 16);
+    for (int round = 0; round < 3; ++round) {
+      for (int i = 0; i < 16; ++i) {
+        const uint64_t off = static_cast<uint64_t>(round * 16 + i) * 16;
+        put(file.data() + off, static_cast<uint32_t>(1 + i % 10), static_cast<uint16_t>(i), 16);
+        RecordView r = ViewAt(ld, file.data() + off, off);
+        if (i % 4 == 1) r.chunk = 7;          // owned bytes: aside
+        if (i % 4 == 2) r.compressed = true;  // out of a COMPRESSED record: aside
+        if (i % 4 == 3) r = ViewAt(ld, elsewhere.data(), off);  // a directory part: aside
+        push(static_cast<uint64_t>(1000 * round + (i * 7) % 16), r);
+      }
+      q.FlushRound(deliver);
+    }
+    q.FlushAll(deliver);
+    std::stable_sort(pushed.begin(), pushed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    ASSERT_EQ(delivered.size(), pushed.size());
+    for (size_t i = 0; i < delivered.size(); ++i) {
+      const RecordView& want = pushed[i].second;
+      const RecordView& got = delivered[i];
+      EXPECT_EQ(got.type, want.type) << i;
+      EXPECT_EQ(got.misc, want.misc) << i;
+      EXPECT_EQ(got.size, want.size) << i;
+      EXPECT_EQ(got.data, want.data) << i;
+      EXPECT_EQ(got.perf_data_offset, want.perf_data_offset) << i;
+      EXPECT_EQ(got.chunk, want.chunk) << i;
+      EXPECT_EQ(got.compressed, want.compressed) << i;
+    }
+  }
 }
 
 }  // namespace
