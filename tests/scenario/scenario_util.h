@@ -290,6 +290,17 @@ class LiveDifferences {
     Gate(percent >= kLiveMinAgreementPercent,
          what + ": only " + std::to_string(percent) + "% agree with perf (< 95%)\n" + details);
   }
+  // By rows: a comparison of a few dozen rows is not clearly broken by one row that
+  // differs (one of 19 is 94.7%; a row is its whole call graph, so one sample taken
+  // differently can move it): the gate needs both < 95% and at least two rows.
+  void GateRowAgreement(const std::string& what, long perf_rows, long agreeing_rows,
+                        const std::string& details) {
+    const double percent = perf_rows ? 100.0 * static_cast<double>(agreeing_rows) / perf_rows : 0;
+    std::printf("[ live ] %s: %.2f%% agree with perf (%ld of %ld rows)\n", what.c_str(), percent,
+                agreeing_rows, perf_rows);
+    Gate(percent >= kLiveMinAgreementPercent || perf_rows - agreeing_rows < 2,
+         what + ": only " + std::to_string(percent) + "% agree with perf (< 95%)\n" + details);
+  }
   void Finish() {
     if (!reporter_) return;
     reporter_.reset();
