@@ -157,7 +157,7 @@ class CallchainFoldedReport : public CallchainTest {
     CommandResult perf = Perf(args);
     CommandResult lens = Perflens(args);
     RowsAgreement rows = CompareRows(GraphRows(perf.out), GraphRows(lens.out), kGraphKinds);
-    live_.GateRowAgreement(Name() + " report -g " + graph + " " + mode + " entries", rows.perf_rows, rows.agreeing_rows,
+    live_.GateRowAgreement(Name() + " report -g " + graph + " " + mode + " entries", rows,
                         rows.Report(20));
     ASSERT_EQ(perf.exit_code, 0) << perf.err;
     ASSERT_EQ(lens.exit_code, 0) << lens.err;

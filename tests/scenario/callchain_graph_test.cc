@@ -26,7 +26,7 @@ class CallchainGraph : public CallchainTest {
     CommandResult perf = Perf(args);
     CommandResult lens = Perflens(args);
     RowsAgreement rows = CompareRows(GraphRows(perf.out), GraphRows(lens.out), kGraphKinds);
-    live_.GateRowAgreement(Name() + " graph " + mode + " entries", rows.perf_rows, rows.agreeing_rows, rows.Report(20));
+    live_.GateRowAgreement(Name() + " graph " + mode + " entries", rows, rows.Report(20));
     ASSERT_EQ(perf.exit_code, 0) << perf.err;
     ASSERT_EQ(lens.exit_code, 0) << lens.err;
     std::printf("[ graph ] %s %s: %s\n", Name().c_str(), mode.c_str(), rows.Summary().c_str());

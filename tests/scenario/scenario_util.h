@@ -287,19 +287,18 @@ class LiveDifferences {
   }
   void GateAgreement(const std::string& what, double percent, const std::string& details) {
     std::printf("[ live ] %s: %.2f%% agree with perf\n", what.c_str(), percent);
-    Gate(percent >= kLiveMinAgreementPercent,
-         what + ": only " + std::to_string(percent) + "% agree with perf (< 95%)\n" + details);
+    GateBelowMin(what, percent, percent >= kLiveMinAgreementPercent, details);
   }
   // By rows: a comparison of a few dozen rows is not clearly broken by one row that
   // differs (one of 19 is 94.7%; a row is its whole call graph, so one sample taken
-  // differently can move it): the gate needs both < 95% and at least two rows.
-  void GateRowAgreement(const std::string& what, long perf_rows, long agreeing_rows,
-                        const std::string& details) {
-    const double percent = perf_rows ? 100.0 * static_cast<double>(agreeing_rows) / perf_rows : 0;
+  // differently can move it): the gate needs < 95% and two differing rows, or no rows.
+  void GateRowAgreement(const std::string& what, const RowsAgreement& rows, const std::string& details) {
+    const double percent = rows.RowPercent();
     std::printf("[ live ] %s: %.2f%% agree with perf (%ld of %ld rows)\n", what.c_str(), percent,
-                agreeing_rows, perf_rows);
-    Gate(percent >= kLiveMinAgreementPercent || perf_rows - agreeing_rows < 2,
-         what + ": only " + std::to_string(percent) + "% agree with perf (< 95%)\n" + details);
+                rows.agreeing_rows, rows.perf_rows);
+    const bool ok = rows.perf_rows > 0 &&
+                    (percent >= kLiveMinAgreementPercent || rows.perf_rows - rows.agreeing_rows < 2);
+    GateBelowMin(what, percent, ok, details);
   }
   void Finish() {
     if (!reporter_) return;
@@ -318,6 +317,10 @@ class LiveDifferences {
   }
 
  private:
+  void GateBelowMin(const std::string& what, double percent, bool ok, const std::string& details) {
+    Gate(ok, what + ": only " + std::to_string(percent) + "% agree with perf (< 95%)\n" + details);
+  }
+
   std::optional<::testing::TestPartResultArray> results_;
   std::optional<::testing::ScopedFakeTestPartResultReporter> reporter_;
   std::vector<std::string> gates_;
