@@ -135,41 +135,48 @@ void CallchainStore::AddRefs(size_t row, uint32_t pos, uint32_t len, uint64_t pe
 }
 
 void CallchainStore::FoldRefs() {
-  // Per row: sort positions by (pos, len, index), keep the first of each run. The
-  // order of the kept references is unchanged, so Build sees chains in the order of
-  // their first sample, as without folding.
-  std::vector<uint32_t> order;
-  std::vector<uint8_t> drop;
+  // Per row, in order: a reference to a (pos, len) already kept folds into the latest
+  // kept one while the fields have room, else it is kept and becomes the one later
+  // references fold into. Found through an open-addressing table of kept indexes (linear
+  // time; sorting the indexes with an indirect comparison was a third of a children
+  // report's CPU). The order of the kept references is unchanged, so Build sees chains
+  // in the order of their first sample, as without folding. Rows not grown since the
+  // last fold are left as they are (folding them again changes nothing).
   ref_count_ = 0;
-  for (std::vector<Ref>& refs : refs_) {
-    if (refs.size() > 1) {
-      order.resize(refs.size());
-      for (size_t i = 0; i < refs.size(); ++i) order[i] = static_cast<uint32_t>(i);
-      std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-        const Ref &x = refs[a], &y = refs[b];
-        return x.pos != y.pos ? x.pos < y.pos : x.len != y.len ? x.len < y.len : a < b;
-      });
-      drop.assign(refs.size(), 0);
-      size_t first = 0;
-      for (size_t k = 1; k < order.size(); ++k) {
-        Ref& keep = refs[order[first]];
-        const Ref& r = refs[order[k]];
-        if (r.pos == keep.pos && r.len == keep.len && keep.count + r.count <= Ref::kMaxCount &&
-            keep.period + r.period <= Ref::kMaxPeriod) {
-          keep.period += r.period;
-          keep.count += r.count;
-          drop[order[k]] = 1;
-        } else {
-          first = k;
-        }
-      }
+  if (folded_sizes_.size() < refs_.size()) folded_sizes_.resize(refs_.size(), 0);
+  for (size_t row = 0; row < refs_.size(); ++row) {
+    std::vector<Ref>& refs = refs_[row];
+    if (refs.size() > 1 && refs.size() != folded_sizes_[row]) {
+      size_t slots = 16;
+      while (slots < 2 * refs.size()) slots *= 2;
+      fold_slots_.assign(slots, 0);
+      const size_t mask = slots - 1;
       size_t kept = 0;
-      for (size_t i = 0; i < refs.size(); ++i)
-        if (!drop[i]) refs[kept++] = refs[i];
+      for (size_t i = 0; i < refs.size(); ++i) {
+        const Ref r = refs[i];
+        const uint64_t key = uint64_t{r.pos} << 32 | r.len;
+        size_t h = static_cast<size_t>((key * 0x9E3779B97F4A7C15ULL) >> 32) & mask;
+        while (fold_slots_[h]) {
+          const Ref& k = refs[fold_slots_[h] - 1];
+          if (k.pos == r.pos && k.len == r.len) break;
+          h = (h + 1) & mask;
+        }
+        if (fold_slots_[h]) {
+          Ref& keep = refs[fold_slots_[h] - 1];
+          if (keep.count + r.count <= Ref::kMaxCount && keep.period + r.period <= Ref::kMaxPeriod) {
+            keep.period += r.period;
+            keep.count += r.count;
+            continue;
+          }
+        }
+        refs[kept] = r;
+        fold_slots_[h] = static_cast<uint32_t>(++kept);  // later ones fold into this one
+      }
       refs.resize(kept);
       // Free what folding gave back when it was most of the row.
       if (refs.capacity() > 4 * kept + 16) refs.shrink_to_fit();
     }
+    folded_sizes_[row] = refs.size();
     ref_count_ += refs.size();
   }
 }
@@ -179,6 +186,7 @@ void CallchainStore::MergeRows(size_t to, size_t from) {
   if (refs_.size() <= to) refs_.resize(to + 1);
   std::vector<Ref> moved = std::move(refs_[from]);
   refs_[from].clear();
+  if (from < folded_sizes_.size()) folded_sizes_[from] = 0;
   refs_[to].insert(refs_[to].end(), moved.begin(), moved.end());
   // ref_count_ is unchanged: the references only moved.
 }

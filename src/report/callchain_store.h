@@ -143,6 +143,8 @@ class CallchainStore {
   static constexpr size_t kFirstFold = size_t{1} << 16;
   size_t ref_count_ = 0;                // references in refs_
   size_t fold_at_ = kFirstFold;  // FoldRefs when ref_count_ reaches this
+  std::vector<size_t> folded_sizes_;  // by row: its size after the last FoldRefs
+  std::vector<uint32_t> fold_slots_;  // FoldRefs' table: kept index + 1, 0 = empty
   // Distinct chains without branch entries, open addressing, at most half full; the
   // hash is recomputed from the pool when the table grows (8 bytes a slot).
   struct ChainSlot {

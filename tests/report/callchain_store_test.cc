@@ -175,6 +175,53 @@ TEST(CallchainStoreTest, HugePeriodsAreKeptWhole) {
   EXPECT_EQ(root->children[0]->count, 2u);
 }
 
+// Folding stops short of a reference's 16-bit count and 48-bit period: past either
+// limit the next reference is kept and later ones fold into it, so no sample or
+// period is lost; a row folded once and grown again folds again (references stay
+// few), and an unchanged row is left as it is.
+TEST(CallchainStoreTest, FoldingKeepsCountsAndPeriodsPastTheFieldLimits) {
+  Fixture fx;
+  CallchainStore store;
+  std::vector<uint32_t> ab{store.InternFrame(fx.F(0)), store.InternFrame(fx.F(1))};
+  std::vector<uint32_t> c{store.InternFrame(fx.F(2))};
+  const uint32_t pos_ab = store.AddChain(ab), pos_c = store.AddChain(c);
+  const uint64_t big = uint64_t{1} << 46;  // four of these pass the 48-bit limit
+  uint64_t total = 0, samples = 0;
+  // 3 x 65535 + 9 samples of a->b (period 1): four references at least.
+  for (uint64_t s = 0; s < 3 * CallchainStore::Ref::kMaxCount + 9; ++s) {
+    store.AddRef(0, pos_ab, 0, 2, 1);
+    ++total, ++samples;
+  }
+  // Ten samples of c, each 2^46: the period limit splits them over references.
+  for (int s = 0; s < 10; ++s) {
+    store.AddRef(0, pos_c, 0, 1, big);
+    total += big, ++samples;
+  }
+  // Row 1 holds only a few references and is never regrown: folding leaves it alone.
+  store.AddRef(1, pos_c, 0, 1, 3);
+  store.AddRef(1, pos_c, 0, 1, 4);
+  EXPECT_LT(store.reference_count(), samples / 2);  // folded at 64K references and again at each doubling
+  CallGraphParams p;
+  bool order_set = false;
+  std::string err;
+  ASSERT_TRUE(ParseCallGraphArg("graph,0", &p, &order_set, &err)) << err;
+  auto root = store.Build(0, p, total);
+  EXPECT_EQ(root->children_hit, total);
+  EXPECT_EQ(root->children_count, samples);
+  ASSERT_EQ(root->children.size(), 2u);
+  const CallchainNode* node_ab = nullptr;
+  const CallchainNode* node_c = nullptr;
+  for (const auto& child : root->children) (child->val.front().sym == &fx.syms[2] ? node_c : node_ab) = child.get();
+  ASSERT_TRUE(node_ab && node_c);
+  EXPECT_EQ(node_c->hit, 10 * big);
+  EXPECT_EQ(node_c->count, 10u);
+  EXPECT_EQ(node_ab->cumul(), 3 * CallchainStore::Ref::kMaxCount + 9);
+  EXPECT_EQ(node_ab->count + node_ab->children_count, 3 * CallchainStore::Ref::kMaxCount + 9);
+  auto row1 = store.Build(1, p, 7);
+  EXPECT_EQ(row1->children_hit, 7u);
+  EXPECT_EQ(row1->children_count, 2u);
+}
+
 // The address key: two call sites in one function are two nodes; the inline frames at
 // one ip (one symbol each) stay apart; one ip and symbol is one id.
 TEST(CallchainStoreTest, AddressKeyKeepsCallSitesApart) {
