@@ -7,6 +7,7 @@
 // payload); spec A3. Offsets are positions in perf.data (RecordView::perf_data_offset).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 
@@ -64,6 +65,12 @@ class RecordCursor {
       return true;
     }
     pos_ += r->size + extra;
+    // Every cache line up to kPrefetchAhead bytes on is fetched before its header is
+    // read: record sizes vary, so where the next headers are is not known sooner, and
+    // the hardware prefetcher stops at each page. Large records (deep callchains) made
+    // reading each header a wait on memory.
+    const uint64_t ahead = std::min(end_, pos_ + kPrefetchAhead);
+    for (; prefetched_ < ahead; prefetched_ += 64) __builtin_prefetch(bytes_ + prefetched_);
     return true;
   }
   const std::optional<Error>& error() const { return error_; }
@@ -73,9 +80,11 @@ class RecordCursor {
   // fits; extra: its trailing bytes when those are what runs past the end).
   bool Stop(const RecordView* r, uint64_t extra);
 
+  static constexpr uint64_t kPrefetchAhead = 4096;
   Loader ld_;
   const uint8_t* bytes_;
   uint64_t begin_, pos_, end_;
+  uint64_t prefetched_ = begin_ & ~uint64_t{63};  // lines below this one were prefetched
   bool pipe_mode_;
   std::optional<Error> error_;
 };
