@@ -321,6 +321,7 @@ void HistsConsumer::OnSample(const ResolvedSample& sample) {
   chain_rows_.clear();
   chain_rows_.push_back(self_row);
   if (!s.chain_ok) return;
+  ++memo_sample_;  // the memo's rows are this sample's (its comm, thread, ... in the key)
   // perf's fill_callchain_info: unresolved nodes are keyed by the raw ip, and the
   // sample's addr_location is reused along the chain in print order: a node with a map
   // sets the level from the maps it was found in, a node without one keeps the level of
@@ -332,8 +333,21 @@ void HistsConsumer::OnSample(const ResolvedSample& sample) {
     proto.key_addr = f.al.sym ? f.al.dso_addr : f.ip;
     proto.ip = f.ip;  // perf's fill_callchain_info: al->addr = node->ip
     if (f.al.dso) proto.level = f.al.dso->is_kernel() ? 'k' : '.';
-    if (srclines_) srclines_->Fill(&proto, f.al.dso_addr);
-    size_t row = hists.FindOrAdd(proto);
+    size_t row;
+    if (srclines_) {
+      srclines_->Fill(&proto, f.al.dso_addr);
+      row = hists.FindOrAdd(proto);
+    } else {
+      // The sort keys read key_addr only for a frame without a symbol.
+      const uint64_t addr = f.al.sym ? 0 : proto.key_addr;
+      RowMemo& m = row_memo_[(reinterpret_cast<uintptr_t>(f.al.sym) >> 4 ^ addr) & (kRowMemo - 1)];
+      if (m.sample == memo_sample_ && m.sym == f.al.sym && m.dso == f.al.dso && m.key_addr == addr) {
+        row = m.row;
+      } else {
+        row = hists.FindOrAdd(proto);
+        m = {f.al.dso, f.al.sym, addr, memo_sample_, row};
+      }
+    }
     if (std::find(chain_rows_.begin(), chain_rows_.end(), row) != chain_rows_.end()) continue;
     chain_rows_.push_back(row);
     Hists::AddAcc(&hists.at(row), s.period);

@@ -108,6 +108,21 @@ class HistsConsumer : public SampleConsumer {
   bool branch_srcline_from_ = false, branch_srcline_to_ = false;
   TraceTexts* trace_texts_ = nullptr;
   std::vector<size_t> chain_rows_;    // per-sample dedup scratch, reused
+  // The children walk's rows of one sample by (dso, sym, key_addr of a frame without a
+  // symbol): within a sample only these of the frame's key fields change (srcline keys
+  // aside: not memoized; the level and ip are kept from a row's first frame anyway), so
+  // a frame seen again (recursion) takes its row without building and probing the key.
+  // An entry is valid while its `sample` equals memo_sample_.
+  struct RowMemo {
+    const Dso* dso = nullptr;
+    const Symbol* sym = nullptr;
+    uint64_t key_addr = 0;
+    uint64_t sample = 0;
+    size_t row = 0;
+  };
+  static constexpr size_t kRowMemo = 64;
+  RowMemo row_memo_[kRowMemo];
+  uint64_t memo_sample_ = 0;
   std::vector<uint32_t> chain_;       // interned frame ids in print order, reused
   static constexpr uint32_t kNoRow = UINT32_MAX;
   struct KeySlot {

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "perfdata/perf_event.h"
+#include "report/hists_consumer.h"
 
 namespace perflens {
 namespace {
@@ -363,6 +364,66 @@ TEST(HistsTest, PairRowsMatchesByValueAcrossSessions) {
   expect(2, a_raw, b_raw);
   expect(3, a_only, SIZE_MAX);
   expect(4, SIZE_MAX, b_abort);
+}
+
+
+// Children through HistsConsumer: every distinct row on a sample's chain gets the
+// sample's period once. Recursion repeats a symbol at other ips (one row), frames
+// without a symbol are rows by address (two addresses, two rows; the same address
+// twice, one), and rows are per comm: the second sample's frames, the same as the
+// first's, go to the other comm's rows, not to rows remembered from the first sample.
+TEST(HistsTest, ChildrenCountEachRowOncePerSampleAcrossRecursionAndUnresolvedFrames) {
+  Env env;
+  CallGraphParams none;
+  none.mode = CallGraphMode::kNone;
+  HistsConsumer consumer(1, Keys("comm,dso,sym"), /*children=*/true, none);
+  auto frame = [&](const Symbol* sym, uint64_t addr) {
+    CallchainFrame f;
+    f.ip = 0x400000 + addr;
+    f.al.dso = &env.app;
+    f.al.sym = sym;
+    f.al.dso_addr = addr;
+    return f;
+  };
+  // Callee first: f (the sample's ip), g, f, g (recursion, other ips), two unresolved
+  // frames at 0x900 and 0x910, 0x900 again.
+  const std::vector<CallchainFrame> chain{frame(&env.f, 0x110), frame(&env.g, 0x220), frame(&env.f, 0x130),
+                                          frame(&env.g, 0x240), frame(nullptr, 0x900), frame(nullptr, 0x910),
+                                          frame(nullptr, 0x900)};
+  auto sample = [&](const std::string* comm, uint64_t period) {
+    ResolvedSample s;
+    s.comm = comm;
+    s.cpumode = kMiscUser;
+    s.period = period;
+    s.location = chain[0].al;
+    s.has_callchain = true;
+    s.callchain = chain;
+    consumer.OnSample(s);
+  };
+  sample(&env.a, 10);
+  sample(&env.a, 5);
+  sample(&env.b, 7);
+  const Hists& h = consumer.hists()[0];
+  std::vector<std::string> rows;
+  for (const HistEntry* e : h.Sorted(true)) {
+    std::string row;
+    for (const SortKey* k : h.keys()) {
+      if (!row.empty()) row += " | ";
+      k->print(*e, &row);
+    }
+    rows.push_back(row + " acc=" + std::to_string(e->acc.period) + " self=" + std::to_string(e->self.period));
+  }
+  // Each comm: f, g, 0x900, 0x910 — four rows, each with the comm's whole period.
+  ASSERT_EQ(rows.size(), 8u) << testing::PrintToString(rows);
+  auto count_rows = [&](const std::string& needle) {
+    return std::count_if(rows.begin(), rows.end(), [&](const std::string& r) { return r.find(needle) != std::string::npos; });
+  };
+  EXPECT_EQ(count_rows("acc=15"), 4) << testing::PrintToString(rows);
+  EXPECT_EQ(count_rows("acc=7"), 4) << testing::PrintToString(rows);
+  EXPECT_EQ(count_rows("self=15"), 1) << testing::PrintToString(rows);  // alpha's f
+  EXPECT_EQ(count_rows("self=7"), 1) << testing::PrintToString(rows);   // beta's f
+  EXPECT_EQ(count_rows("0x0000000000400900"), 2) << testing::PrintToString(rows);
+  EXPECT_EQ(count_rows("0x0000000000400910"), 2) << testing::PrintToString(rows);
 }
 
 }  // namespace
