@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <span>
 
 #include <libdeflate.h>
 
@@ -174,29 +175,46 @@ void PprofConsumer::OnSample(const ResolvedSample& s) {
     last_thread_ = tk;
     last_thread_id_ = t->second;
   }
-  // The sample: (thread, stack), hashed once and compared with the stored stack.
+  // The sample: (thread, stack), hashed once and compared with the stored stack when
+  // its batch is interned.
   uint64_t hash = Mix(0x51ED270B27A3F2D5ULL, last_thread_id_);
   for (uint32_t id : stack_) hash = Mix(hash, id);
-  bool added = false;
-  const uint32_t sample = sample_ids_.FindOrAdd(
-      hash,
-      [&](uint32_t i) {
-        const uint32_t begin = sample_stack_begin_[i], end = sample_stack_begin_[i + 1];
-        return sample_threads_[i] == last_thread_id_ && end - begin == stack_.size() &&
-               std::equal(stack_.begin(), stack_.end(), stack_pool_.begin() + begin);
-      },
-      static_cast<uint32_t>(sample_threads_.size()), &added);
-  const size_t nr_values = 2 * evsels_.size();
-  if (added) {
-    sample_threads_.push_back(last_thread_id_);
-    stack_pool_.insert(stack_pool_.end(), stack_.begin(), stack_.end());
-    sample_stack_begin_.push_back(static_cast<uint32_t>(stack_pool_.size()));
-    values_.resize(values_.size() + nr_values);
-  }
-  int64_t* v = &values_[sample * nr_values + 2 * s.evsel];
-  v[0] += static_cast<int64_t>(s.nr_samples);
-  v[1] += static_cast<int64_t>(s.period);
+  sample_ids_.Prefetch(hash);
+  const auto begin = static_cast<uint32_t>(pending_stacks_.size());
+  pending_stacks_.insert(pending_stacks_.end(), stack_.begin(), stack_.end());
+  pending_.push_back({hash, last_thread_id_, s.evsel, begin, static_cast<uint32_t>(pending_stacks_.size()),
+                      s.nr_samples, s.period});
+  if (pending_.size() == kPendingSamples) InternPending();
 }
+
+void PprofConsumer::InternPending() {
+  const size_t nr_values = 2 * evsels_.size();
+  for (const PendingSample& p : pending_) {
+    const std::span<const uint32_t> stack(pending_stacks_.data() + p.stack_begin, p.stack_end - p.stack_begin);
+    bool added = false;
+    const uint32_t sample = sample_ids_.FindOrAdd(
+        p.hash,
+        [&](uint32_t i) {
+          const uint32_t begin = sample_stack_begin_[i], end = sample_stack_begin_[i + 1];
+          return sample_threads_[i] == p.thread_id && end - begin == stack.size() &&
+                 std::equal(stack.begin(), stack.end(), stack_pool_.begin() + begin);
+        },
+        static_cast<uint32_t>(sample_threads_.size()), &added);
+    if (added) {
+      sample_threads_.push_back(p.thread_id);
+      stack_pool_.insert(stack_pool_.end(), stack.begin(), stack.end());
+      sample_stack_begin_.push_back(static_cast<uint32_t>(stack_pool_.size()));
+      values_.resize(values_.size() + nr_values);
+    }
+    int64_t* v = &values_[sample * nr_values + 2 * p.evsel];
+    v[0] += static_cast<int64_t>(p.nr_samples);
+    v[1] += static_cast<int64_t>(p.period);
+  }
+  pending_.clear();
+  pending_stacks_.clear();
+}
+
+void PprofConsumer::Finish() { InternPending(); }
 
 Result<std::string> PprofConsumer::Serialize(const HeaderEnv& env, const std::vector<std::string>& comments,
                                              Symbolizer* symbolizer) const {

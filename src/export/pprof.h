@@ -56,6 +56,9 @@ class PprofConsumer : public SampleConsumer {
   PprofConsumer(const std::vector<Evsel>& evsels, const Machine* machine);
   ~PprofConsumer() override;
   void OnSample(const ResolvedSample& s) override;
+  // Interns the samples still pending (OnSample batches them); nr_samples() and
+  // Serialize count only interned ones.
+  void Finish() override;
 
   // The profile, serialized and gzip-compressed. From `env`: HEADER_SAMPLE_TIME when
   // the samples came summed (without times), HEADER_CLOCK_DATA for the wall clock.
@@ -146,6 +149,20 @@ class PprofConsumer : public SampleConsumer {
   std::vector<int64_t> values_;  // 2 per evsel per sample
   std::vector<uint64_t> total_samples_, total_period_;
   uint64_t first_time_ = UINT64_MAX, last_time_ = 0;
+  // Samples wait in a batch of kPendingSamples before they are interned, their slot in
+  // sample_ids_ prefetched when they arrive: with ~1M distinct stacks that table is
+  // far larger than the caches, and one probe at a time waited on memory for each.
+  // Interned in arrival order, so ids and output are the same as one at a time.
+  struct PendingSample {
+    uint64_t hash;
+    uint32_t thread_id, evsel;
+    uint32_t stack_begin, stack_end;  // in pending_stacks_
+    uint64_t nr_samples, period;
+  };
+  static constexpr size_t kPendingSamples = 16;
+  std::vector<PendingSample> pending_;
+  std::vector<uint32_t> pending_stacks_;
+  void InternPending();
   std::vector<uint32_t> stack_;        // scratch: a sample's location ids, leaf first
   std::vector<AddrLocation> group_;    // scratch: one location's frames
 };
