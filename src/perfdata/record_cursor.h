@@ -69,6 +69,8 @@ class RecordCursor {
     // read: record sizes vary, so where the next headers are is not known sooner, and
     // the hardware prefetcher stops at each page. Large records (deep callchains) made
     // reading each header a wait on memory.
+    // Lines behind pos_ (a large record, a skipped AUX payload) are never read.
+    prefetched_ = std::max(prefetched_, pos_ & ~uint64_t{63});
     const uint64_t ahead = std::min(end_, pos_ + kPrefetchAhead);
     for (; prefetched_ < ahead; prefetched_ += 64) __builtin_prefetch(bytes_ + prefetched_);
     return true;
