@@ -147,11 +147,13 @@ void PprofConsumer::OnSample(const ResolvedSample& s) {
     first_time_ = std::min(first_time_, s.time);
     last_time_ = std::max(last_time_, s.time);
   }
-  stack_.clear();
+  // The stack's location ids, leaf first, go straight into the pending batch.
+  std::vector<uint32_t>& stack = pending_stacks_;
+  const auto begin = static_cast<uint32_t>(stack.size());
   const bool chain = s.has_callchain && !s.callchain.empty();
   // The leaf is the sample's own location (report's self row) unless the chain starts
   // at the sample ip, as it does when the kernel recorded it.
-  if (!chain || s.callchain[0].ip != s.ip) stack_.push_back(LocationOf(s, s.ip, &s.location, 1));
+  if (!chain || s.callchain[0].ip != s.ip) stack.push_back(LocationOf(s, s.ip, &s.location, 1));
   if (chain) {
     const auto& cc = s.callchain;
     for (size_t i = 0; i < cc.size();) {
@@ -163,11 +165,11 @@ void PprofConsumer::OnSample(const ResolvedSample& s) {
         ++j;
         if (!(cc[j - 1].al.sym && cc[j - 1].al.sym->inlined)) break;
       }
-      stack_.push_back(LocationOf(s, cc[i].ip, group_.data(), static_cast<uint32_t>(group_.size())));
+      stack.push_back(LocationOf(s, cc[i].ip, group_.data(), static_cast<uint32_t>(group_.size())));
       i = j;
     }
   }
-  if (const uint64_t m = locations_[stack_[0] - 1].mapping_id) mappings_[m - 1].weight += s.nr_samples;
+  if (const uint64_t m = locations_[stack[begin] - 1].mapping_id) mappings_[m - 1].weight += s.nr_samples;
   ThreadKey tk{s.pid, s.tid, s.comm};
   if (!(tk == last_thread_)) {
     auto [t, new_thread] = thread_ids_.emplace(tk, static_cast<uint32_t>(threads_.size()));
@@ -178,11 +180,9 @@ void PprofConsumer::OnSample(const ResolvedSample& s) {
   // The sample: (thread, stack), hashed once and compared with the stored stack when
   // its batch is interned.
   uint64_t hash = Mix(0x51ED270B27A3F2D5ULL, last_thread_id_);
-  for (uint32_t id : stack_) hash = Mix(hash, id);
+  for (size_t i = begin; i < stack.size(); ++i) hash = Mix(hash, stack[i]);
   sample_ids_.Prefetch(hash);
-  const auto begin = static_cast<uint32_t>(pending_stacks_.size());
-  pending_stacks_.insert(pending_stacks_.end(), stack_.begin(), stack_.end());
-  pending_.push_back({hash, last_thread_id_, s.evsel, begin, static_cast<uint32_t>(pending_stacks_.size()),
+  pending_.push_back({hash, last_thread_id_, s.evsel, begin, static_cast<uint32_t>(stack.size()),
                       s.nr_samples, s.period});
   if (pending_.size() == kPendingSamples) InternPending();
 }

@@ -161,9 +161,8 @@ class PprofConsumer : public SampleConsumer {
   };
   static constexpr size_t kPendingSamples = 16;
   std::vector<PendingSample> pending_;
-  std::vector<uint32_t> pending_stacks_;
+  std::vector<uint32_t> pending_stacks_;  // the pending samples' location ids, leaf first
   void InternPending();
-  std::vector<uint32_t> stack_;        // scratch: a sample's location ids, leaf first
   std::vector<AddrLocation> group_;    // scratch: one location's frames
 };
 
