@@ -366,7 +366,6 @@ TEST(HistsTest, PairRowsMatchesByValueAcrossSessions) {
   expect(4, SIZE_MAX, b_abort);
 }
 
-
 // Children through HistsConsumer: every distinct row on a sample's chain gets the
 // sample's period once. Recursion repeats a symbol at other ips (one row), frames
 // without a symbol are rows by address (two addresses, two rows; the same address
