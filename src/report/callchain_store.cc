@@ -120,12 +120,12 @@ uint32_t CallchainStore::AddChain(std::span<const uint32_t> frames, std::span<co
 void CallchainStore::AddRefs(size_t row, uint32_t pos, uint32_t len, uint64_t period, uint64_t count) {
   if (refs_.size() <= row) refs_.resize(row + 1);
   std::vector<Ref>& refs = refs_[row];
-  while (period > Ref::kMaxPeriod) {  // only hostile or corrupt periods are this large
-    refs.push_back({pos, len, Ref::kMaxPeriod, 0});
-    period -= Ref::kMaxPeriod;
+  if (period > Ref::kMaxPeriod) {  // only hostile or corrupt periods are this large
+    refs.push_back({pos, len, period >> Ref::kWideShift, 0, 1});
+    period &= (uint64_t{1} << Ref::kWideShift) - 1;
     ++ref_count_;
   }
-  refs.push_back({pos, len, period, count});
+  refs.push_back({pos, len, period, count, 0});
   if (++ref_count_ >= fold_at_ && !has_branch_) {
     FoldRefs();
     // Fold again once the references have doubled: linear time overall, even when
@@ -154,6 +154,10 @@ void CallchainStore::FoldRefs() {
       size_t kept = 0;
       for (size_t i = 0; i < refs.size(); ++i) {
         const Ref r = refs[i];
+        if (r.wide) {  // kept as it is, and nothing folds into it
+          refs[kept++] = r;
+          continue;
+        }
         const uint64_t key = uint64_t{r.pos} << 32 | r.len;
         size_t h = static_cast<size_t>((key * 0x9E3779B97F4A7C15ULL) >> 32) & mask;
         while (fold_slots_[h]) {
@@ -163,8 +167,9 @@ void CallchainStore::FoldRefs() {
         }
         if (fold_slots_[h]) {
           Ref& keep = refs[fold_slots_[h] - 1];
-          if (keep.count + r.count <= Ref::kMaxCount && keep.period + r.period <= Ref::kMaxPeriod) {
-            keep.period += r.period;
+          if (uint64_t{keep.count} + r.count <= Ref::kMaxCount &&
+              uint64_t{keep.stored_period} + r.stored_period <= Ref::kMaxPeriod) {
+            keep.stored_period += r.stored_period;
             keep.count += r.count;
             continue;
           }
@@ -214,7 +219,7 @@ void CallchainStore::Merge(const CallchainStore& other, std::span<const size_t> 
     }
   }
   for (size_t r = 0; r < other.refs_.size() && r < rows.size(); ++r)
-    for (const Ref& ref : other.refs_[r]) AddRefs(rows[r], base + ref.pos, ref.len, ref.period, ref.count);
+    for (const Ref& ref : other.refs_[r]) AddRefs(rows[r], base + ref.pos, ref.len, ref.period(), ref.count);
 }
 
 CallchainStore::CallchainStore() = default;
@@ -258,14 +263,14 @@ std::unique_ptr<CallchainNode> CallchainStore::Build(size_t row, const CallGraph
       for (size_t i = t.begin; i < t.end; ++i) {
         const Ref& r = work[i];
         if (r.len == 0) {
-          hit += r.period;
+          hit += r.period();
           count += r.count;
           continue;
         }
         const uint32_t f = pool_[r.pos];
         if (chains[f]++ == 0) seen.push_back(f);
-        period[f] += r.period;
-        children_hit += r.period;
+        period[f] += r.period();
+        children_hit += r.period();
         children_count += r.count;
       }
       // A node that no chain ends in and that has one child continues as one run of
@@ -302,7 +307,9 @@ std::unique_ptr<CallchainNode> CallchainStore::Build(size_t row, const CallGraph
         if (r.len == 0) continue;
         const uint32_t f = pool_[r.pos];
         if (period[f] < min_hit) continue;
-        sorted[bucket[f]++] = {r.pos + 1, r.len - 1, r.period, r.count};
+        Ref& moved = sorted[bucket[f]++];
+        moved = r;
+        ++moved.pos, --moved.len;
       }
       std::copy(sorted.begin() + static_cast<long>(t.begin), sorted.begin() + static_cast<long>(kept_end),
                 work.begin() + static_cast<long>(t.begin));

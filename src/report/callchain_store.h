@@ -82,15 +82,20 @@ class CallchainStore {
 
   // One row's share of a stored chain, for `count` samples. 16 bytes, as many as a
   // row holds per distinct chain part (or per sample, when chains rarely repeat):
-  // folding stops short of the fields' limits, and a sample's period beyond 48 bits
-  // is split over references with count 0.
+  // folding stops short of the fields' limits. A sample's period beyond 48 bits (only
+  // corrupt or hostile files have one) takes two references: its high part as a wide
+  // reference (units of 2^16, count 0, never folded) and its low 16 bits; splitting it
+  // into 48-bit pieces instead cost up to 65536 references per row and sample.
   struct Ref {
     static constexpr uint64_t kMaxPeriod = (uint64_t{1} << 48) - 1;
-    static constexpr uint64_t kMaxCount = (uint64_t{1} << 16) - 1;
+    static constexpr uint64_t kMaxCount = (uint64_t{1} << 15) - 1;
+    static constexpr unsigned kWideShift = 16;
     uint32_t pos;  // next frame in the pool
     uint32_t len;  // frames left
-    uint64_t period : 48;
-    uint64_t count : 16;
+    uint64_t stored_period : 48;
+    uint64_t count : 15;
+    uint64_t wide : 1;  // stored_period counts units of 2^kWideShift
+    uint64_t period() const { return wide ? uint64_t{stored_period} << kWideShift : stored_period; }
   };
 
   // Build's working memory; one per thread building trees at the same time.

@@ -154,25 +154,61 @@ TEST(CallchainStoreTest, RepeatedChainsAreStoredOnceAndFolded) {
   ExpectSameTree(want1, *store.Build(1, p, total), "row1");
 }
 
-// A reference holds 48 bits of period: a larger (corrupt) one is split, not cut, and
-// still counts as one sample.
+// A reference holds 48 bits of period: a larger (corrupt) one is kept whole, not cut,
+// still counts as one sample, and costs two references, not one per 48 bits (a file of
+// 2^64-1 periods made 65536 references per row and sample: the fuzzer's timeout).
 TEST(CallchainStoreTest, HugePeriodsAreKeptWhole) {
   Fixture fx;
   CallchainStore store;
   std::vector<uint32_t> ids{store.InternFrame(fx.F(0)), store.InternFrame(fx.F(1))};
   const uint64_t huge = (uint64_t{1} << 62) + 5;
+  const uint64_t max = UINT64_MAX;
   store.AddRef(0, store.AddChain(ids), 0, 2, huge);
   store.AddRef(0, store.AddChain(ids), 0, 2, 7);
+  store.AddRef(0, store.AddChain(ids), 0, 2, max);
+  store.AddRef(0, store.AddChain(ids), 1, 2, max);  // b alone
+  EXPECT_LE(store.reference_count(), 7u);
   CallGraphParams p;
   bool order_set = false;
   std::string err;
   ASSERT_TRUE(ParseCallGraphArg("graph,0", &p, &order_set, &err)) << err;
-  auto root = store.Build(0, p, huge + 7);
-  EXPECT_EQ(root->children_hit, huge + 7);
-  EXPECT_EQ(root->children_count, 2u);
+  // The sums wrap as perf's u64 periods do.
+  const uint64_t total = huge + 7 + max + max;
+  auto root = store.Build(0, p, total);
+  EXPECT_EQ(root->children_hit, total);
+  EXPECT_EQ(root->children_count, 4u);
+  ASSERT_EQ(root->children.size(), 2u);
+  const CallchainNode& ab = *root->children[0];
+  EXPECT_EQ(ab.val.size(), 2u);  // a and b, one run: every chain goes on to b
+  EXPECT_EQ(ab.hit, huge + 7 + max);
+  EXPECT_EQ(ab.count, 3u);
+  EXPECT_EQ(root->children[1]->hit, max);
+  EXPECT_EQ(root->children[1]->count, 1u);
+}
+
+// Many samples with periods past 48 bits: two references each at most, the wide parts
+// never folded into ordinary ones (their units differ), the sums exact modulo 2^64.
+TEST(CallchainStoreTest, WidePeriodsFoldApartFromOrdinaryOnes) {
+  Fixture fx;
+  CallchainStore store;
+  std::vector<uint32_t> ids{store.InternFrame(fx.F(0))};
+  const uint32_t pos = store.AddChain(ids);
+  uint64_t total = 0, samples = 0;
+  for (uint64_t s = 0; s < 70000; ++s) {  // past the first fold at 64K references
+    const uint64_t period = s % 3 == 0 ? UINT64_MAX - s : s + 1;
+    store.AddRef(0, pos, 0, 1, period);
+    total += period, ++samples;
+  }
+  EXPECT_LT(store.reference_count(), samples);  // 4/3 a sample unfolded
+  CallGraphParams p;
+  bool order_set = false;
+  std::string err;
+  ASSERT_TRUE(ParseCallGraphArg("graph,0", &p, &order_set, &err)) << err;
+  auto root = store.Build(0, p, total);
+  EXPECT_EQ(root->children_hit, total);
+  EXPECT_EQ(root->children_count, samples);
   ASSERT_EQ(root->children.size(), 1u);
-  EXPECT_EQ(root->children[0]->hit, huge + 7);
-  EXPECT_EQ(root->children[0]->count, 2u);
+  EXPECT_EQ(root->children[0]->hit, total);
 }
 
 // Folding stops short of a reference's 16-bit count and 48-bit period: past either
