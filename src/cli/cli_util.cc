@@ -5,7 +5,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <cstdlib>
 #include <memory>
 #include <optional>
@@ -75,11 +77,13 @@ Result<std::unique_ptr<PerfFile>> OpenInput(const std::string& path, const Reade
 void PrintReadProblems(const ReadStats& rs, const std::vector<std::string>& summary, bool quiet) {
   if (rs.stopped) PrintWarning(rs.stopped->message);
   if (quiet) return;
-  if (rs.nr_bad_records) PrintWarning(fmt::format("{} malformed records skipped", rs.nr_bad_records));
+  auto records = [](uint64_t n) { return n == 1 ? "1 record" : fmt::format("{} records", n); };
+  if (rs.nr_bad_records)
+    PrintWarning(fmt::format("{} malformed record{} skipped", rs.nr_bad_records, rs.nr_bad_records == 1 ? "" : "s"));
   // perf 6.1 stops at such a record ("failed to process type"); perflens reads on.
   if (rs.nr_unknown_records)
-    PrintWarning(fmt::format("{} records of a type perflens does not know skipped (first: type {} at offset {:#x})",
-                             rs.nr_unknown_records, rs.first_unknown_type, rs.first_unknown_offset));
+    PrintWarning(fmt::format("{} of a type perflens does not know skipped (first: type {} at offset {:#x})",
+                             records(rs.nr_unknown_records), rs.first_unknown_type, rs.first_unknown_offset));
   for (const auto& w : rs.warnings) PrintWarning(w);
   for (const auto& line : summary) PrintError(line);
 }
@@ -111,12 +115,24 @@ void AddQuietFlag(CLI::App* cmd, bool* quiet) {
   cmd->add_flag("-q,--quiet", *quiet, "No warnings or summary of what could not be resolved on stderr");
 }
 
+CLI::Validator ReadableFile() {
+  // perf refuses an unreadable --kallsyms or --vmlinux ("Invalid file: PATH") before
+  // reading anything; perflens said nothing and reported the kernel unresolved.
+  return CLI::Validator(
+      [](const std::string& path) -> std::string {
+        if (access(path.c_str(), R_OK) != 0) return fmt::format("{}: {}", path, std::strerror(errno));
+        return "";
+      },
+      "FILE");
+}
+
 void AddSymbolOptions(CLI::App* cmd, SymbolizeOptions* so) {
   cmd->add_option("--symfs", so->symfs, "Look for files relative to this directory");
   cmd->add_option("--buildid-dir", so->buildid_dir, "Build-id cache directory (default ~/.debug or $PERF_BUILDID_DIR)");
-  cmd->add_option("--kallsyms", so->kallsyms, "kallsyms file for kernel symbols");
-  cmd->add_option("-k,--vmlinux", so->vmlinux, "vmlinux file for kernel symbols");
-  cmd->add_option("--vdso", so->vdso_image, "vdso image to use when its build-id matches the recorded one");
+  cmd->add_option("--kallsyms", so->kallsyms, "kallsyms file for kernel symbols")->check(ReadableFile());
+  cmd->add_option("-k,--vmlinux", so->vmlinux, "vmlinux file for kernel symbols")->check(ReadableFile());
+  cmd->add_option("--vdso", so->vdso_image, "vdso image to use when its build-id matches the recorded one")
+      ->check(ReadableFile());
   // Callbacks, not CLI11's negated flags, whose --help shows "--no-demangle{false}".
   cmd->add_flag_callback("--no-demangle", [so] { so->demangle = false; }, "Do not demangle C++ symbols");
   cmd->add_option("--debuginfod", so->debuginfod_urls,

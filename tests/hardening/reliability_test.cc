@@ -281,7 +281,7 @@ TEST(ReliabilityTest, PipeStreamMemoryDoesNotGrowWithTheStream) {
   if (access(Cli().c_str(), X_OK) != 0) GTEST_SKIP() << "perflens not built";
   const size_t total = kSanitized ? (32u << 20) : (256u << 20);
   uint64_t samples = 0;
-  ChildRun run = RunCli({"report", "-i", "-", "--stdio", "--kallsyms", "/nonexistent", "--symfs", "/nonexistent"}, "",
+  ChildRun run = RunCli({"report", "-i", "-", "--stdio", "--kallsyms", "/dev/null", "--symfs", "/nonexistent"}, "",
                         [&](int fd) {
                           if (!WriteFully(fd, PipePrologue())) return;
                           std::vector<uint8_t> round;
@@ -334,7 +334,7 @@ TEST(ReliabilityTest, StreamReportsLikeTheFileAndRefusesGarbageAtOnce) {
   }
   for (const char* mode : {"--stdio", "--json"}) {
     auto cmd = [&](const std::string& input, const std::string& out) {
-      return fmt::format("'{}' report -i {} {} -n --kallsyms /nonexistent --symfs /nonexistent > '{}' 2>/dev/null", Cli(),
+      return fmt::format("'{}' report -i {} {} -n --kallsyms /dev/null --symfs /nonexistent > '{}' 2>/dev/null", Cli(),
                          input, mode, out);
     };
     ASSERT_EQ(system(cmd(file, dir / "file.txt").c_str()), 0);
@@ -405,7 +405,7 @@ TEST(ReliabilityTest, ZstdBombStopsWithBoundedMemory) {
     if (sparse) {
     ASSERT_EQ(truncate(file.c_str(), 1LL << 30), 0);
   }
-    ChildRun run = RunCli({"report", "-i", file, "--stdio", "--no-children", "--kallsyms", "/nonexistent", "--symfs",
+    ChildRun run = RunCli({"report", "-i", file, "--stdio", "--no-children", "--kallsyms", "/dev/null", "--symfs",
                            "/nonexistent"},
                           "/dev/null");
     ASSERT_TRUE(WIFEXITED(run.status)) << run.status << run.err;
@@ -476,7 +476,7 @@ TEST(ReliabilityTest, InputShrinkingWhileReadIsAClearError) {
     int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     dup2(err, 2);
     std::string cli = Cli();
-    execl(cli.c_str(), cli.c_str(), "script", "-i", file.c_str(), "--kallsyms", "/nonexistent", static_cast<char*>(nullptr));
+    execl(cli.c_str(), cli.c_str(), "script", "-i", file.c_str(), "--kallsyms", "/dev/null", static_cast<char*>(nullptr));
     _exit(127);
   }
   close(out[1]);
@@ -496,6 +496,34 @@ TEST(ReliabilityTest, InputShrinkingWhileReadIsAClearError) {
   EXPECT_NE(err.find("perflens: " + file + ": the file shrank while it was read (no data at offset 0x"),
             std::string::npos)
       << err;
+}
+
+// A --kallsyms, --vmlinux or --vdso that cannot be read is refused before the input is
+// read, with the path and the reason (perf: "Invalid file: PATH"); it was taken as "no
+// kernel symbols" without a word.
+TEST(ReliabilityTest, UnreadableSymbolFileOptionIsRefused) {
+  if (access(Cli().c_str(), X_OK) != 0) GTEST_SKIP() << "perflens not built";
+  TempDir dir;
+  const std::string file = dir / "perf.data";
+  {
+    std::vector<uint8_t> bytes = OneSampleInMap("/bin/a");
+    std::ofstream out(file, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  }
+  const std::string missing = dir / "missing";
+  for (const char* option : {"--kallsyms", "--vmlinux", "--vdso"}) {
+    for (const char* command : {"report", "script"}) {
+      ChildRun run = RunCli({command, "-i", file, option, missing}, "/dev/null");
+      ASSERT_TRUE(WIFEXITED(run.status)) << command << " " << option;
+      EXPECT_EQ(WEXITSTATUS(run.status), 129) << command << " " << option << ": " << run.err;
+      EXPECT_NE(run.err.find(std::string(option) + ": " + missing + ": No such file or directory"), std::string::npos)
+          << run.err;
+    }
+  }
+  // Readable: accepted (an empty kallsyms only leaves the kernel unresolved).
+  ChildRun ok = RunCli({"report", "-i", file, "--kallsyms", "/dev/null"}, "/dev/null");
+  ASSERT_TRUE(WIFEXITED(ok.status));
+  EXPECT_EQ(WEXITSTATUS(ok.status), 0) << ok.err;
 }
 
 }  // namespace
