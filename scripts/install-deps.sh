@@ -23,6 +23,7 @@ PACKAGES=(
   libprotobuf-dev protobuf-compiler # pprof export
   golang-go golang-github-google-pprof-dev  # pprof itself, built offline for the export tests
   python3-jsonschema                # speedscope export: validated against speedscope's schema
+  nodejs                            # Firefox export: loaded by the Firefox Profiler's own code (vendored profiler-cli)
   chromium chromium-driver python3-selenium  # the HTML report's headless-browser test
   linux-perf                        # perf record for the demo and scenario tests
   gcc-multilib g++-multilib         # 32-bit test binaries

@@ -7,6 +7,11 @@
 // range, a prefix that is not below its stack, a time going back, a column too short)
 // must fail the validator, so the validation can fail. Without /usr/bin/python3 the test
 // fails; PERFLENS_SKIP_SCHEMA=1 turns that into a skip.
+// The real consumer: the Firefox Profiler's own loading code (the vendored
+// @firefox-devtools/profiler-cli 0.10.0, testdata/README.md) loads each export under
+// node, offline, and its thread, sample and call-tree counts must be the file's
+// (testdata/check_firefox_profile.mjs); broken exports must fail that check too.
+// Without node on PATH the test fails; PERFLENS_SKIP_SCHEMA=1 turns that into a skip.
 #include <cstdlib>
 #include <functional>
 #include <map>
@@ -24,6 +29,8 @@ namespace {
 
 std::string FixturesDir() { return ScenarioSourceDir() + "/fixtures"; }
 std::string Validator() { return ScenarioSourceDir() + "/testdata/validate_firefox_profile.py"; }
+std::string ProfilerCheck() { return ScenarioSourceDir() + "/testdata/check_firefox_profile.mjs"; }
+std::string ProfilerCli() { return ScenarioSourceDir() + "/testdata/firefox-profiler-cli/profiler-cli.js"; }
 
 // `report --stdio --no-children -s sym -F sample,sym -t '|'` text: the sum of every
 // event's "# Samples", and rows name → samples summed over the events.
@@ -62,6 +69,15 @@ class ExportFirefox : public ScratchDirTest<::testing::TestWithParam<std::string
   }
   CommandResult Validate(const std::string& profile) {
     return RunShell("/usr/bin/python3 " + ShellQuote(Validator()) + " " + ShellQuote(profile), dir_);
+  }
+  // The Firefox Profiler's verdict on `profile` (check_firefox_profile.mjs).
+  CommandResult LoadInProfiler(const std::string& profile) {
+    return RunShell("node " + ShellQuote(ProfilerCheck()) + " " + ShellQuote(profile) + " " + ShellQuote(ProfilerCli()),
+                    dir_);
+  }
+  std::string NoNode() {
+    CommandResult r = RunShell("node --version", dir_);
+    return r.exit_code == 0 ? "" : "no node on PATH: " + r.err;
   }
   std::string NoValidator() {
     CommandResult r = RunShell("/usr/bin/python3 -c 'import json'", dir_);
@@ -185,6 +201,54 @@ TEST_P(ExportFirefox, ValidatorRejectsBrokenProfiles) {
     WriteFile(dir_ + "/bad.json", bad.dump());
     CommandResult v = Validate(dir_ + "/bad.json");
     EXPECT_EQ(v.exit_code, 1) << v.out << v.err;
+  }
+}
+
+// The Firefox Profiler itself loads the export and counts what the file holds; for one
+// fixture, exports broken in ways the profiler's loader refuses or (a string index out
+// of range) silently absorbs must fail the check.
+TEST_P(ExportFirefox, LoadsInTheFirefoxProfiler) {
+  const std::string why = NoNode();
+  if (!why.empty()) {
+    const char* skip = std::getenv("PERFLENS_SKIP_SCHEMA");
+    if (skip && std::string(skip) == "1") GTEST_SKIP() << why << " (PERFLENS_SKIP_SCHEMA=1)";
+    FAIL() << why << ": install nodejs (scripts/install-deps.sh), or set PERFLENS_SKIP_SCHEMA=1";
+  }
+  const std::string path = dir_ + "/profile.json";
+  CommandResult e = Perflens("export --format firefox" + InlineArgs() + " -o " + ShellQuote(path));
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  const nlohmann::json good = nlohmann::json::parse(ReadFileOrEmpty(path));
+  CommandResult v = LoadInProfiler(path);
+  EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
+  const std::vector<std::string> lines = SplitLines(v.out);
+  ASSERT_FALSE(lines.empty()) << v.err;
+  EXPECT_TRUE(std::regex_match(lines.back(), std::regex(R"([1-9]\d* passed, 0 failed)"))) << v.out;
+  // One line per thread the profiler loaded, with the file's sample count.
+  const size_t threads = good.at("threads").size();
+  ASSERT_EQ(lines.size(), threads + 1) << v.out;
+  for (size_t i = 0; i < threads; ++i) {
+    const std::string samples = std::to_string(good["threads"][i]["samples"]["length"].get<size_t>()) + " samples";
+    EXPECT_NE(lines[i].find(": " + samples + ","), std::string::npos) << lines[i];
+  }
+  if (GetParam() != "threads") return;
+  const std::vector<std::pair<std::string, std::function<void(nlohmann::json&)>>> breaks = {
+      {"format version from the future", [](nlohmann::json& doc) { doc["meta"]["preprocessedProfileVersion"] = 999; }},
+      {"no frame table", [](nlohmann::json& doc) { doc["threads"][1].erase("frameTable"); }},
+      {"string index out of range",
+       [](nlohmann::json& doc) {
+         auto& t = doc["threads"][1];
+         for (auto& name : t["funcTable"]["name"]) name = t["stringArray"].size();
+       }},
+  };
+  for (const auto& [what, edit] : breaks) {
+    SCOPED_TRACE(what);
+    nlohmann::json bad = good;
+    ASSERT_GE(bad["threads"].size(), 2u);
+    edit(bad);
+    WriteFile(dir_ + "/bad.json", bad.dump());
+    CommandResult b = LoadInProfiler(dir_ + "/bad.json");
+    EXPECT_EQ(b.exit_code, 1) << b.out << b.err;
+    EXPECT_NE(b.out.find("FAIL: "), std::string::npos) << b.out;
   }
 }
 
