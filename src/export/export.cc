@@ -98,6 +98,7 @@ Result<std::string> Export::Output() {
   if (firefox_) return firefox_->Serialize(file_->env());
   if (html_) {
     std::string json;
+    html_->AddSourceLines(session_->symbolizer());
     html_->AppendJson(file_->path(), &json);
     return RenderHtmlReport(json, fmt::format("perflens: {}", file_->path()));
   }

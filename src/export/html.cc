@@ -11,6 +11,7 @@
 #include "base/text_escape.h"
 #include "export/html_viewer.h"
 #include "session/dso_name.h"
+#include "symbolize/symbolizer.h"
 
 namespace perflens {
 namespace {
@@ -111,7 +112,10 @@ uint32_t HtmlConsumer::FrameOf(const AddrLocation& al) {
   const uint32_t name_id = NameOf(name);
   const uint64_t id_key = static_cast<uint64_t>(name_id) << 32 | dso_id;
   auto [it, frame_added] = frame_ids_.try_emplace(id_key, static_cast<uint32_t>(frames_.size() / 3));
-  if (frame_added) frames_.insert(frames_.end(), {name_id, dso_id, kernel ? 1u : 0u});
+  if (frame_added) {
+    frames_.insert(frames_.end(), {name_id, dso_id, kernel ? 1u : 0u});
+    frame_origins_.push_back({al.dso, al.sym});
+  }
   cache_keys_.push_back(key);
   cache_frames_.push_back(it->second);
   return it->second;
@@ -242,6 +246,20 @@ uint64_t HtmlConsumer::total_samples() const {
   return total;
 }
 
+void HtmlConsumer::AddSourceLines(Symbolizer& symbolizer) {
+  srclines_.clear();
+  if (has_baseline_) return;
+  for (size_t f = 0; f < frame_origins_.size(); ++f) {
+    const auto [dso, sym] = frame_origins_[f];
+    if (!dso || !sym || sym->inlined || dso->is_kernel()) continue;
+    const SymbolFrames frames = symbolizer.Module(*dso)->FramesAt(sym->start);
+    // Innermost first: the last is the function the symbol stands for.
+    if (frames.empty() || !frames.back().line.known()) continue;
+    const SourceLine& line = frames.back().line;  // the whole path: the page has room for it
+    srclines_.push_back({static_cast<uint32_t>(f), NameOf(FormatSrcline(line, true))});
+  }
+}
+
 void HtmlConsumer::AppendJson(std::string_view source, std::string* out) const {
   out->reserve(out->size() + stacks_.size() * 2 + count_keys_.size() * 12 + names_.size() * 64 + 1024);
   out->append("{\"version\":2,\"source\":");
@@ -314,6 +332,16 @@ void HtmlConsumer::AppendJson(std::string_view source, std::string* out) const {
     AppendUint(totals_[i], out);
   }
   out->push_back(']');
+  if (!srclines_.empty()) {
+    out->append(",\n\"srclines\":[");
+    for (size_t i = 0; i < srclines_.size(); ++i) {
+      if (i) out->push_back(',');
+      AppendUint(srclines_[i].first, out);
+      out->push_back(',');
+      AppendUint(srclines_[i].second, out);
+    }
+    out->push_back(']');
+  }
   if (has_baseline_) {
     out->append(",\n\"base\":{\"source\":");
     AppendJsonString(base_source_, out);

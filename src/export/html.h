@@ -45,6 +45,11 @@
 //             Example: [2, 0, [5, 10, 3, 1]] is 10 samples in stack 5 and 1 in stack 8,
 //             of thread 2, event 0.
 //   totals    per event, the samples exported
+//   srclines  only where DWARF gives them (AddSourceLines): flat [frame, name] pairs,
+//             name indexing `names`: "/path/file.c:line" of the function's entry
+//             address (perf's srcline of the symbol's start, with
+//             --full-source-path): its opening line, or with optimized code often
+//             the first line of its body.
 //   base      only in `perflens diff --html`'s page: the baseline file's samples, read
 //             into the same names, frames, stacks and threads (so a call path of both
 //             files is one stack): {"source": its path, "counts": as counts, with its
@@ -53,8 +58,8 @@
 //             fields are the new file's.
 // Samples are counted (nr_samples of a summed one), not weighted by period. A sample
 // without callchain (or with an empty one) counts for the stack of its own location.
-// Source lines are not carried: ResolvedSample frames hold no srcline, and reading DWARF
-// for every frame would cost what pprof's export costs.
+// Source lines are one per function, not per sample address (reading DWARF for every
+// address would cost what pprof's export costs); `perflens diff --html` has none.
 #pragma once
 
 #include <cstdint>
@@ -91,6 +96,12 @@ class HtmlConsumer : public SampleConsumer {
   void BeginBaseline(const std::vector<Evsel>& base_evsels, std::string_view base_source);
   void EndBaseline();
 
+  // Looks up each resolved user-space function's source file and line at its entry in
+  // its DSO's DWARF (DsoModule::FramesAt; nothing without line tables) for "srclines".
+  // Call after the session has delivered its samples, with its symbolizer; not for a
+  // page with a baseline (the frames' Symbols come from two sessions).
+  void AddSourceLines(Symbolizer& symbolizer);
+
   // Appends the data object (above) to *out, as JSON safe inside a <script> element
   // ('<', '>' and '&' escaped as \u003c...; bytes that are not UTF-8 as U+FFFD).
   void AppendJson(std::string_view source, std::string* out) const;
@@ -116,6 +127,9 @@ class HtmlConsumer : public SampleConsumer {
   std::vector<std::string> names_;
   std::unordered_map<std::string, uint32_t> name_ids_;
   std::vector<uint32_t> frames_;  // name, dso, kernel per frame
+  // Per frame: the first Dso and Symbol it was made from (AddSourceLines).
+  std::vector<std::pair<const Dso*, const Symbol*>> frame_origins_;
+  std::vector<std::pair<uint32_t, uint32_t>> srclines_;  // frame, name of "file:line"
   // (symbol or dso, kernel) → frame: one lookup per resolved frame without building
   // its name; (name, dso name) → frame behind it, so that two Symbols of one name in
   // one DSO are one frame.

@@ -255,6 +255,18 @@ TEST_P(HtmlReportBrowser, ViewerAgreesWithReport) {
                           JsonQuote(name), samples);
   }
   events += "]";
+  // The top self symbol's source file, as report's srcfile names it ("" without DWARF):
+  // the viewer's "entry at FILE:LINE" must be in that file.
+  CommandResult srcfiles = Perflens("report --stdio --no-children -s sym,srcfile -F sym,srcfile -g none -t '|'");
+  ASSERT_EQ(srcfiles.exit_code, 0) << srcfiles.err;
+  std::string self_srcfile;
+  for (const std::string& line : SplitLines(EventSections(srcfiles.out).at(0))) {
+    const size_t bar = line.rfind('|');
+    if (line.empty() || line[0] == '#' || bar == std::string::npos) continue;
+    if (ResolvedSymbol(std::regex_replace(line.substr(0, bar), std::regex(R"(\s+$)"), "")) != self_name) continue;
+    self_srcfile = line.substr(bar + 1);
+    break;
+  }
   CommandResult tids = Perflens("report --stdio -s tid -F sample,tid -g none -t '|'");
   ASSERT_EQ(tids.exit_code, 0) << tids.err;
   static const std::regex kTidRow(R"(^\s*\d+\s*\|\s*\d+:.*$)");
@@ -275,8 +287,9 @@ TEST_P(HtmlReportBrowser, ViewerAgreesWithReport) {
   for (const std::string& r : roots) roots_json += (roots_json.size() > 1 ? ", " : "") + JsonQuote(r);
   roots_json += "]";
 
-  std::string expect = fmt::format(R"({{"total": {}, "threads": {}, "self": [{}, {}], "events": {}, "roots": {}, "top": [)",
-                                   total, threads, JsonQuote(self_name), self_samples, events, roots_json);
+  std::string expect =
+      fmt::format(R"({{"total": {}, "threads": {}, "self": [{}, {}], "self_srcfile": {}, "events": {}, "roots": {}, "top": [)",
+                  total, threads, JsonQuote(self_name), self_samples, JsonQuote(self_srcfile), events, roots_json);
   for (size_t i = 0; i < top.size(); ++i) expect += fmt::format("{}{}", i ? ", " : "", JsonQuote(top[i]));
   expect += "], \"matched\": {";
   bool first = true;

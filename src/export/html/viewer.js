@@ -90,6 +90,10 @@
   function frameName(f) { return f < 0 ? 'all' : D.names[D.frames[3 * f]]; }
   function frameDso(f) { return f < 0 ? '' : D.names[D.frames[3 * f + 1]]; }
   function frameKernel(f) { return f >= 0 && D.frames[3 * f + 2] === 1; }
+  // "file:line" of a function's entry address where DWARF gave it (data "srclines"), else ''.
+  const SRCLINE = new Map();
+  for (let i = 0; D.srclines && i + 1 < D.srclines.length; i += 2) SRCLINE.set(D.srclines[i], D.names[D.srclines[i + 1]]);
+  function frameSrcline(f) { return SRCLINE.get(f) || ''; }
 
   function el(tag, cls, text) {
     const e = document.createElement(tag);
@@ -356,8 +360,10 @@
       return 'all: ' + fmtInt(state.grandTotal) + ' samples' +
           (BASE ? ', baseline ' + fmtInt(state.baseGrand) + ' samples' : '');
     }
-    const text = frameName(FRAME[x]) + ' (' + frameDso(FRAME[x]) + '): ' + fmtInt(state.total[x]) + ' samples (' +
-        pct(state.total[x], state.grandTotal) + '), self ' + fmtInt(state.counts[x]);
+    const src = frameSrcline(FRAME[x]);
+    const text = frameName(FRAME[x]) + ' (' + frameDso(FRAME[x]) + (src ? ', entry at ' + src : '') + '): ' +
+        fmtInt(state.total[x]) + ' samples (' + pct(state.total[x], state.grandTotal) + '), self ' +
+        fmtInt(state.counts[x]);
     if (!BASE) return text;
     return text + '; baseline ' + fmtInt(state.baseTotal[x]) + ' samples (' +
         pct(state.baseTotal[x], state.baseGrand) + '), change ' + fmtChange(change(x));
@@ -409,6 +415,7 @@
       e.setAttribute('data-samples', String(topDown.total(x)));
       e.setAttribute('data-depth', String(depth));
       if (f >= 0) e.setAttribute('data-dso', frameDso(f));
+      if (frameSrcline(f)) e.setAttribute('data-srcline', frameSrcline(f));
       e.title = describe(x);
       e.addEventListener('click', () => {
         state.zoomPath = pathOf(x);
@@ -577,8 +584,15 @@
         for (const e of outEdges) callees.set(e, (callees.get(e) || 0) + c);
       }
       const total = totals[f];
-      pick.appendChild(el('p', null, frameName(f) + ': ' + fmtInt(total) + ' samples (' + pct(total, state.grandTotal) +
-          ') in ' + frameDso(f)));
+      const summary = el('p', null, frameName(f) + ': ' + fmtInt(total) + ' samples (' + pct(total, state.grandTotal) +
+          ') in ' + frameDso(f));
+      const src = frameSrcline(f);
+      if (src) {
+        const where = el('span', 'srcline', ', entry at ' + src);
+        where.id = 'selected-srcline';
+        summary.appendChild(where);
+      }
+      pick.appendChild(summary);
       box.appendChild(edgeList('Callers', 'callers-list', callers, total, 'outermost (no caller)'));
       box.appendChild(edgeList('Callees', 'callees-list', callees, total, 'self (no callee)'));
     }

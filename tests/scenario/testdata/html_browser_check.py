@@ -19,6 +19,7 @@ default-src 'none' and Chromium runs with a fresh profile in a temporary directo
 import argparse
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -179,6 +180,15 @@ def run(driver, args, expect):
             self_rows = [r for r in callees or [] if r.get_attribute("data-name") == "self (no callee)"]
             check(bool(self_rows) and self_rows[0].get_attribute("data-samples") == str(expect["self"][1]),
                   "callees' self entry == report's self samples %s" % expect["self"][1])
+            # Its source line, where report knows its file: "entry at /path/FILE:LINE".
+            srcline = driver.find_elements(By.ID, "selected-srcline")
+            srcfile = expect.get("self_srcfile", "")
+            if srcfile:
+                text = srcline[0].text if srcline else ""
+                check(re.search(r"entry at (.*/)?" + re.escape(srcfile) + r":\d+$", text) is not None,
+                      "%s's source line %r is in report's srcfile %s" % (expect["self"][0], text, srcfile))
+            else:
+                check(not srcline, "no source line without DWARF (%r)" % [e.text for e in srcline])
 
     # Thread selector: one thread, then all again.
     driver.find_element(By.CSS_SELECTOR, "#tabs button[data-view=flame]").click()
