@@ -125,7 +125,7 @@ uint32_t HtmlConsumer::StackOf(int64_t parent, uint32_t frame, bool* added) {
   const uint64_t key = static_cast<uint64_t>(parent + 1) << 32 | frame;
   const uint32_t id = stack_ids_.FindOrAdd(
       key, [](uint32_t) { return true; }, static_cast<uint32_t>(stacks_.size() / 2), added);
-  if (*added) stacks_.insert(stacks_.end(), {parent, static_cast<int64_t>(frame)});
+  if (*added) stacks_.insert(stacks_.end(), {static_cast<uint32_t>(parent + 1), frame});
   return id;
 }
 
@@ -278,10 +278,10 @@ void HtmlConsumer::AppendJson(std::string_view source, std::string* out) const {
   // The stacks in preorder (html.h), children in id order; new_id: stack → its place.
   const uint32_t n = static_cast<uint32_t>(stacks_.size() / 2);
   std::vector<uint32_t> child_start(n + 2, 0);  // children of parent p + 1 (0: the roots)
-  for (uint32_t i = 0; i < n; ++i) ++child_start[stacks_[2 * i] + 2];
+  for (uint32_t i = 0; i < n; ++i) ++child_start[stacks_[2 * i] + 1];
   for (uint32_t i = 0; i <= n; ++i) child_start[i + 1] += child_start[i];
   std::vector<uint32_t> children(n);
-  for (uint32_t i = 0; i < n; ++i) children[child_start[stacks_[2 * i] + 1]++] = i;
+  for (uint32_t i = 0; i < n; ++i) children[child_start[stacks_[2 * i]]++] = i;
   // child_start[p + 1] is now the end of p's children, their start child_start[p].
   std::vector<uint32_t> new_id(n);
   std::vector<std::pair<uint32_t, uint32_t>> todo;  // (stack, depth), top last
@@ -292,7 +292,7 @@ void HtmlConsumer::AppendJson(std::string_view source, std::string* out) const {
     todo.pop_back();
     new_id[stack] = next_id++;
     AppendStackNumber(previous_depth_plus_1 - depth, out);
-    AppendStackNumber(static_cast<uint64_t>(stacks_[2 * stack + 1]), out);
+    AppendStackNumber(stacks_[2 * stack + 1], out);
     previous_depth_plus_1 = depth + 1;
     for (uint32_t k = child_start[stack + 1]; k-- > child_start[stack];) {
       // Popped later (but the first): start loading what the pop reads.

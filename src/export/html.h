@@ -143,7 +143,7 @@ class HtmlConsumer : public SampleConsumer {
   std::vector<FrameKey> cache_keys_;
   std::vector<uint32_t> cache_frames_;
   std::unordered_map<uint64_t, uint32_t> frame_ids_;  // name << 32 | dso name
-  std::vector<int64_t> stacks_;                       // parent, frame per stack
+  std::vector<uint32_t> stacks_;  // parent + 1 (0: a root), frame per stack: 8 bytes
   // (parent + 1) << 32 | frame → stack: the key is its own hash (one key per hash),
   // so a hit needs no compare.
   IdIndex stack_ids_;
