@@ -47,6 +47,15 @@ void ExpectSameTree(const CallchainNode& want, const CallchainNode& got, const s
     ExpectSameTree(*want.children[c], *got.children[c], path + "/" + std::to_string(c));
 }
 
+// `-g graph,0`: every node printed.
+CallGraphParams GraphNoThreshold() {
+  CallGraphParams p;
+  bool order_set = false;
+  std::string err;
+  EXPECT_TRUE(ParseCallGraphArg("graph,0", &p, &order_set, &err)) << err;
+  return p;
+}
+
 // Drops every child below the print threshold, as Build must.
 void Prune(CallchainNode* node, const CallGraphParams& p, uint64_t total) {
   const uint64_t min_hit = CallchainMinHit(p, total, node->children_hit);
@@ -146,10 +155,7 @@ TEST(CallchainStoreTest, RepeatedChainsAreStoredOnceAndFolded) {
   EXPECT_LE(store.pool_size(), 40u * 6);
   // Two references a sample, 2.7M unfolded; folded at 64K and at each doubling, far fewer.
   EXPECT_LT(store.reference_count(), size_t{1} << 20);
-  CallGraphParams p;
-  bool order_set = false;
-  std::string err;
-  ASSERT_TRUE(ParseCallGraphArg("graph,0", &p, &order_set, &err)) << err;
+  const CallGraphParams p = GraphNoThreshold();
   ExpectSameTree(want0, *store.Build(0, p, total), "row0");
   ExpectSameTree(want1, *store.Build(1, p, total), "row1");
 }
@@ -168,10 +174,7 @@ TEST(CallchainStoreTest, HugePeriodsAreKeptWhole) {
   store.AddRef(0, store.AddChain(ids), 0, 2, max);
   store.AddRef(0, store.AddChain(ids), 1, 2, max);  // b alone
   EXPECT_LE(store.reference_count(), 7u);
-  CallGraphParams p;
-  bool order_set = false;
-  std::string err;
-  ASSERT_TRUE(ParseCallGraphArg("graph,0", &p, &order_set, &err)) << err;
+  const CallGraphParams p = GraphNoThreshold();
   // The sums wrap as perf's u64 periods do.
   const uint64_t total = huge + 7 + max + max;
   auto root = store.Build(0, p, total);
@@ -200,10 +203,7 @@ TEST(CallchainStoreTest, WidePeriodsFoldApartFromOrdinaryOnes) {
     total += period, ++samples;
   }
   EXPECT_LT(store.reference_count(), samples);  // 4/3 a sample unfolded
-  CallGraphParams p;
-  bool order_set = false;
-  std::string err;
-  ASSERT_TRUE(ParseCallGraphArg("graph,0", &p, &order_set, &err)) << err;
+  const CallGraphParams p = GraphNoThreshold();
   auto root = store.Build(0, p, total);
   EXPECT_EQ(root->children_hit, total);
   EXPECT_EQ(root->children_count, samples);
@@ -211,7 +211,7 @@ TEST(CallchainStoreTest, WidePeriodsFoldApartFromOrdinaryOnes) {
   EXPECT_EQ(root->children[0]->hit, total);
 }
 
-// Folding stops short of a reference's 16-bit count and 48-bit period: past either
+// Folding stops short of a reference's 15-bit count and 48-bit period: past either
 // limit the next reference is kept and later ones fold into it, so no sample or
 // period is lost; a row folded once and grown again folds again (references stay
 // few), and an unchanged row is left as it is.
@@ -223,7 +223,7 @@ TEST(CallchainStoreTest, FoldingKeepsCountsAndPeriodsPastTheFieldLimits) {
   const uint32_t pos_ab = store.AddChain(ab), pos_c = store.AddChain(c);
   const uint64_t big = uint64_t{1} << 46;  // four of these pass the 48-bit limit
   uint64_t total = 0, samples = 0;
-  // 3 x 65535 + 9 samples of a->b (period 1): four references at least.
+  // 3 x 32767 + 9 samples of a->b (period 1): four references at least.
   for (uint64_t s = 0; s < 3 * CallchainStore::Ref::kMaxCount + 9; ++s) {
     store.AddRef(0, pos_ab, 0, 2, 1);
     ++total, ++samples;
@@ -237,10 +237,7 @@ TEST(CallchainStoreTest, FoldingKeepsCountsAndPeriodsPastTheFieldLimits) {
   store.AddRef(1, pos_c, 0, 1, 3);
   store.AddRef(1, pos_c, 0, 1, 4);
   EXPECT_LT(store.reference_count(), samples / 2);  // folded at 64K references and again at each doubling
-  CallGraphParams p;
-  bool order_set = false;
-  std::string err;
-  ASSERT_TRUE(ParseCallGraphArg("graph,0", &p, &order_set, &err)) << err;
+  const CallGraphParams p = GraphNoThreshold();
   auto root = store.Build(0, p, total);
   EXPECT_EQ(root->children_hit, total);
   EXPECT_EQ(root->children_count, samples);
