@@ -114,6 +114,13 @@ Result<std::shared_ptr<const KallsymsText>> LoadKallsymsText(const std::string& 
   return std::shared_ptr<const KallsymsText>(std::move(t));
 }
 
+// A recording whose header names no kernel (no build-id table, OSRELEASE or ARCH): a
+// file cut short before its header features were written, or one without them. Not
+// "foreign": nothing says which kernel it is.
+constexpr const char* kUnidentifiedKernel =
+    "the recording does not say which kernel it ran on (no kernel build-id, release or arch in its header: "
+    "a truncated file?); if it ran on this machine's running kernel, pass --kallsyms /proc/kallsyms";
+
 // Why this machine's /proc/kallsyms cannot describe the recording's kernel with build-id
 // `bid` (hex, may be empty), "" when it can: under --symfs nothing of this machine is
 // read; a recorded build-id must be the running kernel's; without one, the recorded
@@ -126,6 +133,8 @@ std::string LocalKallsymsRefusal(const SymbolizeOptions& options, const std::str
     return fmt::format("the recording's kernel is not the running one (build-id {} here)",
                        running.empty() ? "unknown" : running);
   }
+  if (options.recorded_osrelease.empty() && options.recorded_arch.empty())
+    return kUnidentifiedKernel;
   struct utsname u;
   if (uname(&u) != 0) return "the running kernel's release is unknown";
   if (options.recorded_osrelease == u.release && options.recorded_arch == u.machine) return "";
@@ -437,7 +446,9 @@ std::vector<std::string> Symbolizer::FixHints() const {
   for (const auto& [cls, p] : impl_->problems) {
     // A JIT map or an unreadable file is not fixed by copying files from elsewhere.
     if (p.unresolved && cls == "stripped") stripped = true;
-    else if (p.unresolved && cls != "jit map" && cls != "unreadable") files_missing = true;
+    // An unidentified kernel's message says what to pass instead.
+    else if (p.unresolved && cls != "jit map" && cls != "unreadable" && cls != "unidentified kernel")
+      files_missing = true;
   }
   std::vector<std::string> out;
   if (files_missing)
@@ -707,6 +718,7 @@ void Symbolizer::Impl::LoadKernel(const Dso& dso, Parts* e) {
     const std::string refusal = LocalKallsymsRefusal(options, kernel->build_id().ToHex());
     const char* cls = refusal.empty()                 ? "kernel symbols unavailable"
                       : !options.symfs.empty()        ? "kernel symbols not under --symfs"
+                      : refusal == kUnidentifiedKernel ? "unidentified kernel"
                                                       : "foreign kernel";
     Fail(e, kallsyms_info.status, cls, dso.long_name(), kallsyms_info.message);
     return;

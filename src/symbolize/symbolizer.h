@@ -91,11 +91,12 @@ class Symbolizer {
   // The module of `dso` if it was already built, else nullptr (never loads).
   const DsoModule* FindLoaded(const Dso& dso) const;
   // One line per problem class for the end-of-report summary, sorted by class: the
-  // reason ("no file", "build-id mismatch", "stripped", "foreign kernel", "vdso image
-  // unavailable", ...), the DSOs (the first four) and the first one's message, e.g.
-  // "build-id mismatch (2 DSOs: /bin/ls, /bin/cat), e.g. /bin/ls: no file with
-  // build-id 62db.. (/bin/ls has 15df..)"; a class of one DSO is its message. Notes
-  // that lose nothing (malformed JIT map lines, an unverified vdso) are lines too.
+  // reason ("no file", "build-id mismatch", "stripped", "foreign kernel", "unidentified
+  // kernel", "vdso image unavailable", ...), the DSOs (the first four) and the first
+  // one's message, e.g. "build-id mismatch (2 DSOs: /bin/ls, /bin/cat), e.g. /bin/ls:
+  // no file with build-id 62db.. (/bin/ls has 15df..)"; a class of one DSO is its
+  // message. Notes that lose nothing (malformed JIT map lines, an unverified vdso) are
+  // lines too.
   // Then debuginfod's summary line when it was asked for anything ("debuginfod:
   // fetched 1 file (21 KB) from http://…; 2 build-ids not found"). Safe beside loads
   // on other threads (a snapshot).

@@ -339,6 +339,11 @@ TEST(SymbolizerTest, RunningKernelSymbolsOnlyForTheRunningKernelAndNeverUnderSym
     Dso k = kernel_with(24, "");
     Symbolizer s({.buildid_dir = empty_cache}, nullptr);
     EXPECT_EQ(s.Find(k, text->first), nullptr) << "an unknown kernel is not assumed to be the running one";
+    // Said as what it is (a truncated file, typically), with the way out, not "foreign".
+    EXPECT_NE(s.Info(k).message.find("does not say which kernel it ran on"), std::string::npos) << s.Info(k).message;
+    EXPECT_NE(s.Info(k).message.find("--kallsyms /proc/kallsyms"), std::string::npos) << s.Info(k).message;
+    for (const std::string& line : s.Problems()) EXPECT_EQ(line.find("foreign"), std::string::npos) << line;
+    EXPECT_TRUE(s.FixHints().empty());
   }
 }
 
