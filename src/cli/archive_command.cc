@@ -80,7 +80,8 @@ CommandRunner RegisterArchiveCommand(CLI::App* app, ReaderOptions* reader) {
   cmd->add_option("--buildid-dir", so.buildid_dir,
                   "Build-id cache to take files from (default ~/.debug or $PERF_BUILDID_DIR)");
   cmd->add_option("--kallsyms", so.kallsyms, "kallsyms file of the recording kernel")->check(ReadableFile());
-  cmd->add_option("--vdso", so.vdso_image, "vdso image to use when its build-id matches the recorded one");
+  cmd->add_option("--vdso", so.vdso_image, "vdso image to use when its build-id matches the recorded one")
+      ->check(ReadableFile());
   AddForceOption(cmd, reader);
   return [args]() { return RunArchive(*args); };
 }

@@ -77,13 +77,14 @@ Result<std::unique_ptr<PerfFile>> OpenInput(const std::string& path, const Reade
 void PrintReadProblems(const ReadStats& rs, const std::vector<std::string>& summary, bool quiet) {
   if (rs.stopped) PrintWarning(rs.stopped->message);
   if (quiet) return;
-  auto records = [](uint64_t n) { return n == 1 ? "1 record" : fmt::format("{} records", n); };
-  if (rs.nr_bad_records)
-    PrintWarning(fmt::format("{} malformed record{} skipped", rs.nr_bad_records, rs.nr_bad_records == 1 ? "" : "s"));
+  auto records = [](uint64_t n, std::string_view kind) {
+    return fmt::format("{} {}record{}", n, kind, n == 1 ? "" : "s");
+  };
+  if (rs.nr_bad_records) PrintWarning(records(rs.nr_bad_records, "malformed ") + " skipped");
   // perf 6.1 stops at such a record ("failed to process type"); perflens reads on.
   if (rs.nr_unknown_records)
     PrintWarning(fmt::format("{} of a type perflens does not know skipped (first: type {} at offset {:#x})",
-                             records(rs.nr_unknown_records), rs.first_unknown_type, rs.first_unknown_offset));
+                             records(rs.nr_unknown_records, ""), rs.first_unknown_type, rs.first_unknown_offset));
   for (const auto& w : rs.warnings) PrintWarning(w);
   for (const auto& line : summary) PrintError(line);
 }

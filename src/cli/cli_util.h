@@ -65,11 +65,11 @@ void AddQuietFlag(CLI::App* cmd, bool* quiet);
 // the first second; the line is erased when the read finishes.
 SessionProgressFn StderrProgress(bool quiet);
 
-// --symfs, --buildid-dir, --kallsyms, -k/--vmlinux, --vdso, --no-demangle,
-// --debuginfod URL. Once `cmd` is parsed, ConfigureDebuginfod(so) runs.
 // CLI11 check of an option naming a file perflens will read: refused (usage status)
 // with "PATH: <strerror>" when it cannot be read.
 CLI::Validator ReadableFile();
+// --symfs, --buildid-dir, --kallsyms, -k/--vmlinux, --vdso, --no-demangle,
+// --debuginfod URL. Once `cmd` is parsed, ConfigureDebuginfod(so) runs.
 void AddSymbolOptions(CLI::App* cmd, SymbolizeOptions* so);
 // The process-global part of debuginfod (only cli/ touches the environment): with
 // --debuginfod URL (so->debuginfod_urls already set), DEBUGINFOD_URLS is set to it;

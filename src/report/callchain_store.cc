@@ -262,15 +262,16 @@ std::unique_ptr<CallchainNode> CallchainStore::Build(size_t row, const CallGraph
       seen.clear();
       for (size_t i = t.begin; i < t.end; ++i) {
         const Ref& r = work[i];
+        const uint64_t p = r.period();
         if (r.len == 0) {
-          hit += r.period();
+          hit += p;
           count += r.count;
           continue;
         }
         const uint32_t f = pool_[r.pos];
         if (chains[f]++ == 0) seen.push_back(f);
-        period[f] += r.period();
-        children_hit += r.period();
+        period[f] += p;
+        children_hit += p;
         children_count += r.count;
       }
       // A node that no chain ends in and that has one child continues as one run of
