@@ -140,7 +140,17 @@ void AddSymbolOptions(CLI::App* cmd, SymbolizeOptions* so) {
                   "Fetch missing binaries and debug files by build-id from this debuginfod server URL "
                   "(default $DEBUGINFOD_URLS; none: nothing is fetched)")
       ->type_name("URL");
-  cmd->parse_complete_callback([so] { ConfigureDebuginfod(so); });
+  cmd->parse_complete_callback([so] {
+    ConfigureDebuginfod(so);
+    so->cache_dir = DefaultCacheDir();
+  });
+}
+
+std::string DefaultCacheDir() {
+  if (const char* dir = std::getenv("PERFLENS_CACHE_DIR")) return dir;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg == '/') return std::string(xdg) + "/perflens";
+  if (const char* home = std::getenv("HOME"); home && *home == '/') return std::string(home) + "/.cache/perflens";
+  return "";
 }
 
 void ConfigureDebuginfod(SymbolizeOptions* so) {

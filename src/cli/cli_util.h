@@ -69,8 +69,13 @@ SessionProgressFn StderrProgress(bool quiet);
 // with "PATH: <strerror>" when it cannot be read.
 CLI::Validator ReadableFile();
 // --symfs, --buildid-dir, --kallsyms, -k/--vmlinux, --vdso, --no-demangle,
-// --debuginfod URL. Once `cmd` is parsed, ConfigureDebuginfod(so) runs.
+// --debuginfod URL. Once `cmd` is parsed, ConfigureDebuginfod(so) runs and
+// so->cache_dir is set to DefaultCacheDir().
 void AddSymbolOptions(CLI::App* cmd, SymbolizeOptions* so);
+// perflens's cache directory (SymbolizeOptions::cache_dir): $PERFLENS_CACHE_DIR when set
+// (empty: no cache), else $XDG_CACHE_HOME/perflens, else $HOME/.cache/perflens ("" when
+// neither is an absolute path).
+std::string DefaultCacheDir();
 // The process-global part of debuginfod (only cli/ touches the environment): with
 // --debuginfod URL (so->debuginfod_urls already set), DEBUGINFOD_URLS is set to it;
 // without, so->debuginfod_urls takes DEBUGINFOD_URLS's value ("" when unset: nothing is

@@ -4,6 +4,9 @@
 #include "symbolize/demangle.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <deque>
+#include <new>
 #include <utility>
 
 namespace perflens {
@@ -55,10 +58,33 @@ bool ChooseFirstSymbol(uint64_t size_a, uint8_t binding_a, std::string_view name
   return !(StartsWith(name_a, "SyS") || StartsWith(name_a, "compat_SyS"));
 }
 
+struct SymbolTable::Lazy {
+  struct Free {
+    void operator()(const Symbol** p) const { std::free(p); }
+  };
+  explicit Lazy(std::shared_ptr<const LazySymbols> src, uint64_t d = 0) : source(std::move(src)), shift(d) {
+    // calloc: a large zeroed block comes as fresh zero pages, of which only the hit
+    // entries' pages are ever written.
+    slots.reset(static_cast<const Symbol**>(std::calloc(std::max<size_t>(source->size(), 1), sizeof(Symbol*))));
+    if (!slots) throw std::bad_alloc();
+  }
+  std::shared_ptr<const LazySymbols> source;
+  uint64_t shift = 0;                      // added to every start and end (Shift)
+  std::unique_ptr<const Symbol*[], Free> slots;  // entry i's made Symbol; atomic_ref access
+  std::deque<Symbol> made;                 // guarded by demangle_mutex_; never moves
+  std::vector<Symbol> all;                 // symbols(), made once under demangle_mutex_
+  std::atomic<bool> all_made{false};
+};
+
+SymbolTable::SymbolTable() = default;
+SymbolTable::~SymbolTable() = default;
+SymbolTable::SymbolTable(SymbolTable&& other) noexcept { *this = std::move(other); }
+
 SymbolTable::SymbolTable(const SymbolTable& other) { *this = other; }
 
 SymbolTable& SymbolTable::operator=(SymbolTable&& other) noexcept {
   if (this == &other) return *this;
+  lazy_ = std::move(other.lazy_);
   symbols_ = std::move(other.symbols_);
   arena_ = std::move(other.arena_);
   arena_next_ = std::exchange(other.arena_next_, nullptr);
@@ -78,6 +104,11 @@ SymbolTable& SymbolTable::operator=(const SymbolTable& other) {
   arena_left_ = 0;
   name_owner_.reset();
   demangle_params_ = other.demangle_params_;
+  lazy_.reset();
+  if (other.lazy_) {
+    lazy_ = std::make_unique<Lazy>(other.lazy_->source, other.lazy_->shift);
+    return *this;
+  }
   symbols_.reserve(other.symbols_.size());
   for (const Symbol& s : other.symbols_) {
     Symbol copy = s;
@@ -110,6 +141,7 @@ std::string_view SymbolTable::Store(std::string_view s) {
 }
 
 void SymbolTable::Add(uint64_t start, uint64_t size, std::string_view name, uint8_t binding, uint8_t type) {
+  MakeEager();
   Symbol s;
   s.start = start;
   s.end = start + size < start ? UINT64_MAX : start + size;
@@ -134,7 +166,7 @@ void SymbolTable::DemanglePending(const Symbol* s) const {
 }
 
 void SymbolTable::Finish() {
-  if (symbols_.empty()) return;
+  if (lazy_ || symbols_.empty()) return;
   // Stable: among equal starts the earlier Add comes first, like perf's rb-tree insert.
   // Tables often arrive sorted (kallsyms, a second Finish): then there is nothing to do.
   auto by_start = [](const Symbol& a, const Symbol& b) { return a.start < b.start; };
@@ -174,12 +206,72 @@ void SymbolTable::Finish() {
 }
 
 void SymbolTable::Adopt(std::vector<Symbol> symbols, std::shared_ptr<const void> name_owner) {
+  lazy_.reset();
   symbols_ = std::move(symbols);
   name_owner_ = std::move(name_owner);
 }
 
+void SymbolTable::AdoptLazy(std::shared_ptr<const LazySymbols> source) {
+  symbols_.clear();
+  arena_.clear();
+  arena_next_ = nullptr;
+  arena_left_ = 0;
+  name_owner_.reset();
+  lazy_ = std::make_unique<Lazy>(std::move(source));
+}
+
+void SymbolTable::MakeEager() {
+  if (!lazy_) return;
+  const LazySymbols& src = *lazy_->source;
+  std::vector<Symbol> all;
+  all.reserve(src.size());
+  for (size_t i = 0; i < src.size(); ++i) {
+    Symbol s = src.Make(i);
+    s.start = src.start(i) + lazy_->shift;
+    s.end = src.end(i) + lazy_->shift;
+    all.push_back(s);
+  }
+  name_owner_ = lazy_->source;  // the names point into memory the source keeps
+  lazy_.reset();
+  symbols_ = std::move(all);
+  Finish();  // only sets the indexes: the entries are sorted and fixed up
+}
+
+size_t SymbolTable::size() const { return lazy_ ? lazy_->source->size() : symbols_.size(); }
+
+const std::vector<Symbol>& SymbolTable::symbols() const {
+  if (!lazy_) return symbols_;
+  if (!lazy_->all_made.load(std::memory_order_acquire)) {
+    std::lock_guard lock(demangle_mutex_);
+    if (!lazy_->all_made.load(std::memory_order_relaxed)) {
+      const LazySymbols& src = *lazy_->source;
+      lazy_->all.reserve(src.size());
+      for (size_t i = 0; i < src.size(); ++i) {
+        Symbol s = src.Make(i);
+        s.start = src.start(i) + lazy_->shift;
+        s.end = src.end(i) + lazy_->shift;
+        s.index = static_cast<uint32_t>(i);
+        lazy_->all.push_back(s);
+      }
+      lazy_->all_made.store(true, std::memory_order_release);
+    }
+  }
+  return lazy_->all;
+}
+
 bool SymbolTable::Shift(int64_t delta) {
   const uint64_t d = static_cast<uint64_t>(delta);
+  if (lazy_) {
+    // As the loop below: the largest end (delta >= 0) or the smallest start (< 0) wraps
+    // first, as adding d is monotonic until it wraps.
+    const LazySymbols& src = *lazy_->source;
+    if (src.size() == 0 || d == 0) return true;
+    const uint64_t max_end = src.max_end() + lazy_->shift, min_start = src.start(0) + lazy_->shift;
+    const bool wraps = delta >= 0 ? max_end + d < max_end : min_start + d > min_start;
+    if (wraps) return false;
+    lazy_->shift += d;
+    return true;
+  }
   for (const Symbol& s : symbols_) {
     const bool wraps = delta >= 0 ? s.end + d < s.end : s.start + d > s.start;
     if (wraps) return false;
@@ -192,12 +284,41 @@ bool SymbolTable::Shift(int64_t delta) {
 }
 
 void SymbolTable::TruncateAt(uint64_t addr) {
+  MakeEager();
   for (Symbol& s : symbols_) {
     if (s.start < addr && s.end > addr) s.end = addr;
   }
 }
 
+const Symbol* SymbolTable::FindLazy(uint64_t dso_addr) const {
+  const LazySymbols& src = *lazy_->source;
+  const uint64_t d = lazy_->shift;
+  // The first entry that starts after dso_addr (upper_bound, as FindAddr).
+  size_t lo = 0, hi = src.size();
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (dso_addr < src.start(mid) + d) hi = mid;
+    else lo = mid + 1;
+  }
+  if (lo == 0) return nullptr;
+  const size_t i = lo - 1;
+  const uint64_t start = src.start(i) + d, end = src.end(i) + d;
+  if (!(dso_addr < end || (dso_addr == start && start == end))) return nullptr;
+  std::atomic_ref<const Symbol*> slot(lazy_->slots[i]);
+  if (const Symbol* made = slot.load(std::memory_order_acquire)) return made;
+  std::lock_guard lock(demangle_mutex_);
+  if (const Symbol* made = slot.load(std::memory_order_relaxed)) return made;
+  Symbol s = src.Make(i);
+  s.start = start;
+  s.end = end;
+  s.index = static_cast<uint32_t>(i);
+  const Symbol* made = &lazy_->made.emplace_back(s);
+  slot.store(made, std::memory_order_release);
+  return made;
+}
+
 const Symbol* SymbolTable::FindAddr(uint64_t dso_addr) const {
+  if (lazy_) return FindLazy(dso_addr);
   auto it = std::upper_bound(symbols_.begin(), symbols_.end(), dso_addr,
                              [](uint64_t a, const Symbol& s) { return a < s.start; });
   if (it == symbols_.begin()) return nullptr;

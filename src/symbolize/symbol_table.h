@@ -42,15 +42,39 @@ struct Symbol {
 bool ChooseFirstSymbol(uint64_t size_a, uint8_t binding_a, std::string_view name_a, uint64_t size_b,
                        uint8_t binding_b, std::string_view name_b);
 
+// Symbols a table makes when first asked for instead of holding them all (a mapped
+// kallsyms index, kallsyms_index.h): entries sorted by start, one per start, ends as
+// Finish leaves them. Entry i's Symbol is made once, by Make(i) (start and end in the
+// source's space, before any SymbolTable::Shift; index is set by the table).
+// Implementations are immutable and safe to read from several threads.
+class LazySymbols {
+ public:
+  virtual ~LazySymbols() = default;
+  virtual size_t size() const = 0;
+  virtual uint64_t start(size_t i) const = 0;
+  virtual uint64_t end(size_t i) const = 0;
+  virtual Symbol Make(size_t i) const = 0;
+  // The largest end of all entries (0 when empty), for Shift's wrap check.
+  virtual uint64_t max_end() const = 0;
+};
+
 class SymbolTable {
  public:
-  SymbolTable() = default;
+  SymbolTable();
   // Moves take the name chunks along (names stay put); the source is left empty.
-  SymbolTable(SymbolTable&& other) noexcept { *this = std::move(other); }
+  SymbolTable(SymbolTable&& other) noexcept;
   SymbolTable& operator=(SymbolTable&& other) noexcept;
   // Copies re-point every name into the copy's own arena.
   SymbolTable(const SymbolTable& other);
   SymbolTable& operator=(const SymbolTable& other);
+  ~SymbolTable();
+
+  // Replaces the contents with `source`'s symbols, made when Find first returns them
+  // (a 120K-symbol kallsyms then costs what its hits cost, not a parse and 5 MB of
+  // fresh pages). The table is finished; Find, Shift, size and symbols() work as for a
+  // table holding the same symbols; Add, AddMangled and TruncateAt first make every
+  // symbol (the table then holds them). Copies share the source.
+  void AdoptLazy(std::shared_ptr<const LazySymbols> source);
 
   // Replaces the contents with `symbols`, whose names are not copied: they point into
   // memory `name_owner` keeps alive (kallsyms: the mapped text), and must already be
@@ -74,7 +98,8 @@ class SymbolTable {
   void Finish();
   // Adds `delta` (mod 2^64) to every start and end, in place, when no start or end wraps
   // around (order and sizes are then kept, as if each had been added at start + delta);
-  // false and nothing changed otherwise. After Finish, before any Find.
+  // false and nothing changed otherwise. After Finish, before any Find (a lazy table:
+  // O(1), the shift applies to each symbol as it is made).
   bool Shift(int64_t delta);
   // Cuts every symbol that starts before `addr` and ends after it at `addr` (perf does
   // this to the symbol before .plt, which the end fix-up stretched over it).
@@ -88,14 +113,18 @@ class SymbolTable {
       DemanglePending(s);
     return s;
   }
-  size_t size() const { return symbols_.size(); }
-  bool empty() const { return symbols_.empty(); }
+  size_t size() const;
+  bool empty() const { return size() == 0; }
   // Every symbol, in address order. Names of AddMangled symbols not yet returned by
-  // Find are still mangled (demangle_pending set).
-  const std::vector<Symbol>& symbols() const { return symbols_; }
+  // Find are still mangled (demangle_pending set). A lazy table makes them all on the
+  // first call (equal to, but not the same objects as, those Find returns).
+  const std::vector<Symbol>& symbols() const;
 
  private:
+  struct Lazy;
   const Symbol* FindAddr(uint64_t dso_addr) const;
+  const Symbol* FindLazy(uint64_t dso_addr) const;
+  void MakeEager();
   void DemanglePending(const Symbol* s) const;
   std::string_view Store(std::string_view s);
   std::vector<Symbol> symbols_;
@@ -106,7 +135,8 @@ class SymbolTable {
   size_t arena_left_ = 0;
   std::shared_ptr<const void> name_owner_;  // Adopt's borrowed names
   bool demangle_params_ = false;
-  // Guards demangling after Finish (the name, the flag's clearing, arena growth); never
+  std::unique_ptr<Lazy> lazy_;  // set by AdoptLazy
+  // Guards demangling and lazy symbol making after Finish (the name, the flag's clearing, arena growth); never
   // copied or moved with the table.
   mutable std::mutex demangle_mutex_;
 };

@@ -24,6 +24,7 @@
 #include "symbolize/debug_file_finder.h"
 #include "symbolize/elf_symbols.h"
 #include "symbolize/kallsyms.h"
+#include "symbolize/kallsyms_index.h"
 #include "symbolize/jitdump.h"
 #include "symbolize/perf_map.h"
 #include "symbolize/vdso.h"
@@ -143,9 +144,34 @@ std::string LocalKallsymsRefusal(const SymbolizeOptions& options, const std::str
                      options.recorded_arch.empty() ? "unknown arch" : options.recorded_arch, u.release, u.machine);
 }
 
+// The tables of kallsyms file `path` (text mapped or read in `text`), parsed without a
+// KASLR shift: from its index in `cache_dir` when there is a valid one, else parsed
+// and, for a mapped regular file, indexed there for the next run (a cache: failing to
+// write it changes nothing).
+Result<KallsymsTables> KallsymsTablesOf(const std::string& path, const std::shared_ptr<const KallsymsText>& text,
+                                        const std::string& ref, const std::string& cache_dir) {
+  std::optional<KallsymsIndexKey> key;
+  std::string index_path;
+  if (!cache_dir.empty() && text->mapped.size() > 0) {
+    auto k = KallsymsIndexKeyOf(path, ref);
+    // Stat'ed after mapping: the same size says it is still the mapped file.
+    if (k.ok() && k->size == text->text().size()) {
+      key = std::move(*k);
+      index_path = KallsymsIndexPath(cache_dir, *key);
+      if (auto indexed = OpenKallsymsIndex(index_path, text, *key); indexed.ok()) return indexed;
+    }
+  }
+  auto parsed = ParseKallsyms(text, ref, 0);
+  if (parsed.ok() && key && !parsed->all_zero) {
+    if (auto bytes = SerializeKallsymsIndex(*parsed, text->text(), *key); bytes.ok())
+      (void)WriteKallsymsIndex(index_path, *bytes);
+  }
+  return parsed;
+}
+
 // `local_refusal`: LocalKallsymsRefusal's answer ("" lets /proc/kallsyms be a candidate).
 KallsymsLoad FindKallsyms(const std::string& kallsyms_option, const std::string& buildid_dir, std::string bid,
-                          std::string ref, const std::string& local_refusal) {
+                          std::string ref, const std::string& local_refusal, const std::string& cache_dir) {
   KallsymsLoad out;
   out.bid = std::move(bid);
   out.ref = std::move(ref);
@@ -173,7 +199,7 @@ KallsymsLoad FindKallsyms(const std::string& kallsyms_option, const std::string&
       continue;
     }
     out.text = std::move(*loaded);
-    auto t = ParseKallsyms(out.text, out.ref, 0);
+    auto t = KallsymsTablesOf(p, out.text, out.ref, cache_dir);
     if (!t.ok()) {
       out.tried.push_back(fmt::format("{}: {}", p, t.error().message));
       continue;
@@ -381,12 +407,13 @@ void Symbolizer::PrefetchKernelSymbols() {
     m.kallsyms_prefetch = std::async(
         std::launch::async,
         [done = &m.kallsyms_prefetch_done](std::string option, std::string dir, std::string b, std::string ref,
-                                           std::string refusal) {
-          KallsymsLoad load = FindKallsyms(option, dir, std::move(b), std::move(ref), refusal);
+                                           std::string refusal, std::string cache) {
+          KallsymsLoad load = FindKallsyms(option, dir, std::move(b), std::move(ref), refusal, cache);
           done->store(true, std::memory_order_release);
           return load;
         },
-        m.options.kallsyms, m.buildid_dir, bid, KernelRefSymbol(m.machine), LocalKallsymsRefusal(m.options, bid));
+        m.options.kallsyms, m.buildid_dir, bid, KernelRefSymbol(m.machine), LocalKallsymsRefusal(m.options, bid),
+        m.options.cache_dir);
     m.kallsyms_prefetch_started.store(true, std::memory_order_release);
   } catch (const std::system_error&) {
     // No thread to spare: the kernel is loaded on first use instead.
@@ -625,7 +652,8 @@ void Symbolizer::Impl::LoadKallsymsOnce(const Dso& kernel) {
     KallsymsLoad early = kallsyms_prefetch.get();
     if (early.bid == bid && early.ref == ref) found = std::move(early);  // else looked up the wrong one
   }
-  if (!found) found = FindKallsyms(options.kallsyms, buildid_dir, bid, ref, LocalKallsymsRefusal(options, bid));
+  if (!found)
+    found = FindKallsyms(options.kallsyms, buildid_dir, bid, ref, LocalKallsymsRefusal(options, bid), options.cache_dir);
   if (found->tables) {
     // KASLR: shift by recorded anchor − this file's anchor.
     uint64_t recorded = machine ? machine->kernel_ref_addr() : 0;

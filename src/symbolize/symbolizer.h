@@ -60,6 +60,10 @@ struct SymbolizeOptions {
   // ends with one summary line of what was fetched.
   std::string debuginfod_urls;
   DebuginfodProgressFn debuginfod_progress;  // may be empty: no progress reports
+  // perflens's own cache (cli/: $PERFLENS_CACHE_DIR, else $XDG_CACHE_HOME/perflens or
+  // ~/.cache/perflens); "" uses none. A kallsyms file read from disk is parsed once and
+  // its tables kept there as an index (kallsyms_index.h) that later runs map instead.
+  std::string cache_dir;
 };
 
 class Symbolizer {

@@ -44,6 +44,7 @@
 #include "symbolize/dwarf_index.h"
 #include "symbolize/jitdump.h"
 #include "symbolize/kallsyms.h"
+#include "symbolize/kallsyms_index.h"
 #include "symbolize/perf_map.h"
 #include "unwind/unwinder.h"
 
@@ -470,6 +471,24 @@ inline int FuzzJitdump(const uint8_t* data, size_t size) {
   return inv.Finish();
 }
 
+// The key an index's header names (KallsymsIndexKey's fields at their header offsets),
+// so that fuzzed index bytes get past the key check to the tables and entries.
+inline KallsymsIndexKey IndexKeyFromHeader(std::span<const uint8_t> b) {
+  KallsymsIndexKey k;
+  if (b.size() < 128) return k;
+  std::memcpy(&k.dev, b.data() + 16, 8);
+  std::memcpy(&k.ino, b.data() + 24, 8);
+  std::memcpy(&k.size, b.data() + 32, 8);
+  std::memcpy(&k.mtime_ns, b.data() + 40, 8);
+  uint32_t ref_len;
+  std::memcpy(&ref_len, b.data() + 60, 4);
+  k.ref_symbol.assign(reinterpret_cast<const char*>(b.data()) + 96, std::min<uint32_t>(ref_len, 32));
+  return k;
+}
+
+// Input: kallsyms text, parsed with and without a shift; its index (kallsyms_index.h)
+// must answer lookups as the parse. The same bytes are then opened as an index (with
+// the key its header names, the bytes themselves as the text): refused or in bounds.
 inline int FuzzKallsyms(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);
   Invariants inv;
@@ -481,6 +500,40 @@ inline int FuzzKallsyms(const uint8_t* data, size_t size) {
       inv.Expect(sym->start <= 0xffffffff81000000ULL, "Find(0xffffffff81000000) gave a symbol at {:#x}", sym->start);
     }
     Sink(t->modules.size() + t->ref_addr);
+  }
+  auto owned = std::make_shared<KallsymsText>();
+  owned->read = text;
+  const KallsymsIndexKey key{1, 2, size, 3, "_text"};
+  if (auto parsed = ParseKallsyms(owned, "_text", 0); parsed.ok()) {
+    auto bytes = SerializeKallsymsIndex(*parsed, owned->read, key);
+    inv.Expect(bytes.ok(), "a parse could not be indexed: {}", bytes.ok() ? "" : bytes.error().message);
+    if (bytes.ok()) {
+      auto index = std::make_shared<const MappedFile>(
+          MappedFile::FromBuffer(std::vector<uint8_t>(bytes->begin(), bytes->end())));
+      auto lazy = KallsymsTablesFromIndex(index, owned, key);
+      inv.Expect(lazy.ok(), "its own index was refused: {}", lazy.ok() ? "" : lazy.error().message);
+      if (lazy.ok()) {
+        inv.Expect(lazy->kernel.size() == parsed->kernel.size() && lazy->modules.size() == parsed->modules.size(),
+                   "index tables differ in size");
+        for (const Symbol& s : parsed->kernel.symbols()) {
+          for (uint64_t a : {s.start, s.end - 1}) {
+            const Symbol* want = parsed->kernel.Find(a);
+            const Symbol* got = lazy->kernel.Find(a);
+            inv.Expect((want == nullptr) == (got == nullptr) &&
+                           (!want || (want->start == got->start && want->end == got->end && want->name == got->name &&
+                                      want->index == got->index)),
+                       "index lookup at {:#x} differs from the parse", a);
+          }
+        }
+      }
+    }
+  }
+  auto raw = std::make_shared<const MappedFile>(MappedFile::FromBuffer(std::vector<uint8_t>(data, data + size)));
+  if (auto t = KallsymsTablesFromIndex(raw, owned, IndexKeyFromHeader(raw->bytes())); t.ok()) {
+    for (const Symbol& s : t->kernel.symbols()) Sink(s.name.size());
+    for (const auto& [name, table] : t->modules)
+      if (const Symbol* s = table.Find(0xffffffffc0000000ULL)) Sink(s->name.size());
+    Sink(t->kernel.Find(0xffffffff81000000ULL) != nullptr);
   }
   return inv.Finish();
 }
