@@ -1,11 +1,18 @@
 #include "symbolize/kallsyms_index.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <functional>
 #include <vector>
 
 #include <fmt/format.h>
@@ -91,10 +98,10 @@ bool Within(uint64_t off, uint64_t len, uint64_t size) { return off <= size && l
 
 }  // namespace
 
-Result<KallsymsIndexKey> KallsymsIndexKeyOf(const std::string& path, std::string_view ref_symbol) {
+namespace {
+
+Result<KallsymsIndexKey> KeyOfStat(const struct stat& st, const std::string& path, std::string_view ref_symbol) {
   if (ref_symbol.size() > kMaxRef) return Err("kallsyms index: anchor symbol {} is too long", ref_symbol);
-  struct stat st;
-  if (stat(path.c_str(), &st) != 0) return Err("{}: {}", path, std::strerror(errno));
   if (!S_ISREG(st.st_mode)) return Err("{}: not a regular file", path);
   KallsymsIndexKey key;
   key.dev = static_cast<uint64_t>(st.st_dev);
@@ -103,6 +110,20 @@ Result<KallsymsIndexKey> KallsymsIndexKeyOf(const std::string& path, std::string
   key.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
   key.ref_symbol = std::string(ref_symbol);
   return key;
+}
+
+}  // namespace
+
+Result<KallsymsIndexKey> KallsymsIndexKeyOf(const std::string& path, std::string_view ref_symbol) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) return Err("{}: {}", path, std::strerror(errno));
+  return KeyOfStat(st, path, ref_symbol);
+}
+
+Result<KallsymsIndexKey> KallsymsIndexKeyOfFd(int fd, const std::string& name, std::string_view ref_symbol) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) return Err("{}: {}", name, std::strerror(errno));
+  return KeyOfStat(st, name, ref_symbol);
 }
 
 std::string KallsymsIndexPath(const std::string& cache_dir, const KallsymsIndexKey& key) {
@@ -250,6 +271,43 @@ Result<KallsymsTables> OpenKallsymsIndex(const std::string& path, std::shared_pt
   return KallsymsTablesFromIndex(std::make_shared<const MappedFile>(std::move(*mapped)), std::move(text), key);
 }
 
+namespace {
+
+// What earlier writers left in `dir`: PATH.tmp.PID.N of dead processes, and *.idx files
+// older than 30 days or beyond the 16 newest.
+void PruneIndexDir(const std::string& dir) {
+  constexpr size_t kKeep = 16;
+  constexpr int64_t kMaxAgeSeconds = 30 * 24 * 3600;
+  DIR* d = opendir(dir.c_str());
+  if (!d) return;
+  std::vector<std::pair<int64_t, std::string>> indexes;  // (mtime, name)
+  const int64_t now = static_cast<int64_t>(time(nullptr));
+  while (const dirent* e = readdir(d)) {
+    const std::string_view name = e->d_name;
+    const std::string path = dir + "/" + std::string(name);
+    if (const size_t at = name.find(".idx.tmp."); at != std::string_view::npos) {
+      const std::string pid_text(name.substr(at + 9));
+      char* end = nullptr;
+      const long pid = std::strtol(pid_text.c_str(), &end, 10);
+      if (end && *end == '.' && pid > 0 && kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)
+        unlink(path.c_str());
+      continue;
+    }
+    if (name.size() < 4 || name.substr(name.size() - 4) != ".idx") continue;
+    struct stat st;
+    if (lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    if (now - static_cast<int64_t>(st.st_mtime) > kMaxAgeSeconds) unlink(path.c_str());
+    else indexes.emplace_back(static_cast<int64_t>(st.st_mtime), std::string(name));
+  }
+  closedir(d);
+  if (indexes.size() < kKeep) return;
+  std::sort(indexes.begin(), indexes.end(), std::greater<>());
+  // Room for the one about to be written.
+  for (size_t i = kKeep - 1; i < indexes.size(); ++i) unlink((dir + "/" + indexes[i].second).c_str());
+}
+
+}  // namespace
+
 Status WriteKallsymsIndex(const std::string& path, std::string_view bytes) {
   const size_t slash = path.rfind('/');
   if (slash != std::string::npos && slash > 0) {
@@ -259,9 +317,12 @@ Status WriteKallsymsIndex(const std::string& path, std::string_view bytes) {
       const std::string part = dir.substr(0, pos);
       if (mkdir(part.c_str(), 0700) != 0 && errno != EEXIST) return Err("{}: {}", part, std::strerror(errno));
     }
+    PruneIndexDir(dir);
   }
-  std::string tmp = path + ".tmp.XXXXXX";
-  int fd = mkstemp(tmp.data());
+  // PID and a per-process count: two writers in one process never share a temporary.
+  static std::atomic<uint64_t> count{0};
+  const std::string tmp = fmt::format("{}.tmp.{}.{}", path, getpid(), count.fetch_add(1));
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) return Err("{}: {}", tmp, std::strerror(errno));
   size_t done = 0;
   while (done < bytes.size()) {

@@ -44,6 +44,10 @@ struct KallsymsIndexKey {
 // file, or the anchor name is longer than 32 bytes.
 Result<KallsymsIndexKey> KallsymsIndexKeyOf(const std::string& path, std::string_view ref_symbol);
 
+// The same from a descriptor (fstat), e.g. the one a file was mapped from; `name` is
+// the file's name in messages.
+Result<KallsymsIndexKey> KallsymsIndexKeyOfFd(int fd, const std::string& name, std::string_view ref_symbol);
+
 // Where the index for `key` lives: CACHE_DIR/kallsyms/<16 hex digits of a hash of the
 // key>.idx (the header holds the key itself, checked on open).
 std::string KallsymsIndexPath(const std::string& cache_dir, const KallsymsIndexKey& key);
@@ -69,9 +73,12 @@ Result<KallsymsTables> KallsymsTablesFromIndex(std::shared_ptr<const MappedFile>
 Result<KallsymsTables> OpenKallsymsIndex(const std::string& path, std::shared_ptr<const KallsymsText> text,
                                          const KallsymsIndexKey& key);
 
-// Writes `bytes` to `path` atomically (a temporary file in its directory, renamed over
-// it), creating the missing directories (mode 0700). Errors: "PATH: strerror" of the
-// step that failed (nothing is left behind).
+// Writes `bytes` to `path` atomically (PATH.tmp.PID.N in its directory, renamed over it),
+// creating the missing directories (mode 0700). First removes what earlier writers
+// left in that directory: temporaries of processes that no longer run (killed while
+// writing), and index files (*.idx) not modified for 30 days, or beyond the 16 newest
+// (each distinct kallsyms file leaves one; a used index is rebuilt by one parse).
+// Errors: "PATH: strerror" of the step that failed (nothing is left behind).
 Status WriteKallsymsIndex(const std::string& path, std::string_view bytes);
 
 }  // namespace perflens

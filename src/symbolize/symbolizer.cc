@@ -98,21 +98,36 @@ struct KallsymsLoad {
   std::vector<std::string> tried;
 };
 
-// Errors: the file cannot be read, or is larger than kMaxTextFile.
-Result<std::shared_ptr<const KallsymsText>> LoadKallsymsText(const std::string& path) {
+// A kallsyms file's text, and for a mapped regular file its index key taken from the
+// very descriptor that was mapped (a file replaced meanwhile cannot lend its key to
+// this text's tables). Errors: the file cannot be read, or is larger than kMaxTextFile.
+struct LoadedKallsymsText {
+  std::shared_ptr<const KallsymsText> text;
+  std::optional<KallsymsIndexKey> key;
+};
+Result<LoadedKallsymsText> LoadKallsymsText(const std::string& path, const std::string& ref) {
   auto t = std::make_shared<KallsymsText>();
-  struct stat st;
-  if (stat(path.c_str(), &st) == 0 && st.st_size > 0) {
-    auto m = MappedFile::Open(path, kMaxTextFile);
-    if (m.ok()) {
-      t->mapped = std::move(*m);
-      return std::shared_ptr<const KallsymsText>(std::move(t));
+  LoadedKallsymsText out;
+  if (auto fd = OpenRegularFile(path); fd.ok()) {
+    auto key = KallsymsIndexKeyOfFd(*fd, path, ref);
+    if (key.ok() && key->size > 0) {
+      auto m = MappedFile::MapFd(*fd, path, kMaxTextFile);
+      close(*fd);
+      if (m.ok()) {
+        t->mapped = std::move(*m);
+        out.key = std::move(*key);
+        out.text = std::move(t);
+        return out;
+      }
+    } else {
+      close(*fd);
     }
   }
   auto text = ReadTextFile(path);
   if (!text.ok()) return text.error();
   t->read = std::move(*text);
-  return std::shared_ptr<const KallsymsText>(std::move(t));
+  out.text = std::move(t);
+  return out;
 }
 
 // A recording whose header names no kernel (no build-id table, OSRELEASE or ARCH): a
@@ -144,26 +159,18 @@ std::string LocalKallsymsRefusal(const SymbolizeOptions& options, const std::str
                      options.recorded_arch.empty() ? "unknown arch" : options.recorded_arch, u.release, u.machine);
 }
 
-// The tables of kallsyms file `path` (text mapped or read in `text`), parsed without a
-// KASLR shift: from its index in `cache_dir` when there is a valid one, else parsed
-// and, for a mapped regular file, indexed there for the next run (a cache: failing to
-// write it changes nothing).
-Result<KallsymsTables> KallsymsTablesOf(const std::string& path, const std::shared_ptr<const KallsymsText>& text,
-                                        const std::string& ref, const std::string& cache_dir) {
-  std::optional<KallsymsIndexKey> key;
-  std::string index_path;
-  if (!cache_dir.empty() && text->mapped.size() > 0) {
-    auto k = KallsymsIndexKeyOf(path, ref);
-    // Stat'ed after mapping: the same size says it is still the mapped file.
-    if (k.ok() && k->size == text->text().size()) {
-      key = std::move(*k);
-      index_path = KallsymsIndexPath(cache_dir, *key);
-      if (auto indexed = OpenKallsymsIndex(index_path, text, *key); indexed.ok()) return indexed;
-    }
-  }
-  auto parsed = ParseKallsyms(text, ref, 0);
-  if (parsed.ok() && key && !parsed->all_zero) {
-    if (auto bytes = SerializeKallsymsIndex(*parsed, text->text(), *key); bytes.ok())
+// The tables of a kallsyms text, parsed without a KASLR shift: from its index in
+// `cache_dir` when `key` (a mapped file's) has a valid one, else parsed and, with a
+// key, indexed there for the next run (a cache: failing to write it changes nothing).
+Result<KallsymsTables> KallsymsTablesOf(const LoadedKallsymsText& loaded, const std::string& ref,
+                                        const std::string& cache_dir) {
+  const bool cached = !cache_dir.empty() && loaded.key && loaded.key->size == loaded.text->text().size();
+  const std::string index_path = cached ? KallsymsIndexPath(cache_dir, *loaded.key) : "";
+  if (cached)
+    if (auto indexed = OpenKallsymsIndex(index_path, loaded.text, *loaded.key); indexed.ok()) return indexed;
+  auto parsed = ParseKallsyms(loaded.text, ref, 0);
+  if (parsed.ok() && cached && !parsed->all_zero) {
+    if (auto bytes = SerializeKallsymsIndex(*parsed, loaded.text->text(), *loaded.key); bytes.ok())
       (void)WriteKallsymsIndex(index_path, *bytes);
   }
   return parsed;
@@ -193,13 +200,13 @@ KallsymsLoad FindKallsyms(const std::string& kallsyms_option, const std::string&
       out.tried.push_back(p);
       continue;
     }
-    auto loaded = LoadKallsymsText(p);
+    auto loaded = LoadKallsymsText(p, out.ref);
     if (!loaded.ok()) {
       out.tried.push_back(loaded.error().message);
       continue;
     }
-    out.text = std::move(*loaded);
-    auto t = KallsymsTablesOf(p, out.text, out.ref, cache_dir);
+    out.text = loaded->text;
+    auto t = KallsymsTablesOf(*loaded, out.ref, cache_dir);
     if (!t.ok()) {
       out.tried.push_back(fmt::format("{}: {}", p, t.error().message));
       continue;

@@ -5,7 +5,10 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -251,6 +254,71 @@ TEST(KallsymsIndexTest, WriteCreatesDirectoriesAndLeavesNoTemporaries) {
   ASSERT_TRUE(opened.ok()) << opened.error().message;
   ExpectSameTables(ix.parsed, *opened);
   EXPECT_FALSE(WriteKallsymsIndex("/proc/perflens-no/x.idx", ix.bytes).ok());
+}
+
+// The key of an open descriptor is the file it was opened on: a file renamed over the
+// path afterwards (same size, as kallsyms copies are) has another key, so the tables of
+// the mapped text are never saved under the new file's key.
+TEST(KallsymsIndexTest, DescriptorKeyIsTheMappedFiles) {
+  TempDir dir;
+  const std::string path = dir / "kallsyms";
+  testing::WriteFile(path, SampleText());
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  auto by_fd = KallsymsIndexKeyOfFd(fd, path, "_text");
+  auto by_path = KallsymsIndexKeyOf(path, "_text");
+  ASSERT_TRUE(by_fd.ok() && by_path.ok());
+  EXPECT_EQ(*by_fd, *by_path);
+  testing::WriteFile(dir / "next", SampleText());
+  ASSERT_EQ(rename((dir / "next").c_str(), path.c_str()), 0);
+  auto after = KallsymsIndexKeyOf(path, "_text");
+  ASSERT_TRUE(after.ok());
+  EXPECT_NE(*after, *by_fd);
+  auto still = KallsymsIndexKeyOfFd(fd, path, "_text");
+  ASSERT_TRUE(still.ok());
+  EXPECT_EQ(*still, *by_fd);
+  close(fd);
+}
+
+// A write first clears what earlier writers left: temporaries of dead processes (not of
+// live ones), indexes older than 30 days, and all but the 16 newest.
+TEST(KallsymsIndexTest, WritePrunesTheCache) {
+  TempDir dir;
+  const std::string kdir = dir / "kallsyms";
+  ASSERT_EQ(mkdir(kdir.c_str(), 0700), 0);
+  const pid_t child = fork();
+  if (child == 0) _exit(0);
+  ASSERT_GT(child, 0);
+  waitpid(child, nullptr, 0);  // a pid that no longer runs
+  const std::string dead_tmp = fmt::format("{}/0000000000000001.idx.tmp.{}.0", kdir, child);
+  const std::string live_tmp = fmt::format("{}/0000000000000002.idx.tmp.{}.0", kdir, getpid());
+  testing::WriteFile(dead_tmp, "partial");
+  testing::WriteFile(live_tmp, "in progress");
+  const time_t now = time(nullptr);
+  auto age = [](const std::string& p, time_t t) {
+    struct timespec ts[2] = {{t, 0}, {t, 0}};
+    ASSERT_EQ(utimensat(AT_FDCWD, p.c_str(), ts, 0), 0);
+  };
+  for (int i = 0; i < 20; ++i) {
+    const std::string p = fmt::format("{}/{:016x}.idx", kdir, 0x100 + i);
+    testing::WriteFile(p, "old index");
+    age(p, now - 3600 * (i + 1));  // index 0x100 is the newest
+  }
+  const std::string ancient = kdir + "/00000000000000ff.idx";
+  testing::WriteFile(ancient, "old index");
+  age(ancient, now - 31 * 24 * 3600);
+  const std::string fresh = kdir + "/0000000000000fff.idx";
+  ASSERT_TRUE(WriteKallsymsIndex(fresh, "new index").ok());
+  EXPECT_FALSE(std::filesystem::exists(dead_tmp));
+  EXPECT_TRUE(std::filesystem::exists(live_tmp));
+  EXPECT_FALSE(std::filesystem::exists(ancient));
+  EXPECT_EQ(testing::ReadFile(fresh), "new index");
+  size_t indexes = 0;
+  for (const auto& e : std::filesystem::directory_iterator(kdir)) indexes += e.path().extension() == ".idx";
+  EXPECT_EQ(indexes, 16u);
+  EXPECT_TRUE(std::filesystem::exists(fmt::format("{}/{:016x}.idx", kdir, 0x100)));
+  EXPECT_TRUE(std::filesystem::exists(fmt::format("{}/{:016x}.idx", kdir, 0x100 + 14)));
+  EXPECT_FALSE(std::filesystem::exists(fmt::format("{}/{:016x}.idx", kdir, 0x100 + 15)));
 }
 
 // Through the Symbolizer: the first run writes the index, the next maps it and answers
