@@ -1,7 +1,6 @@
 #include "report/hists_consumer.h"
 
 #include <algorithm>
-#include <new>
 
 #include "perfdata/perf_event.h"
 
@@ -322,25 +321,6 @@ void HistsConsumer::OnSample(const ResolvedSample& sample) {
   chain_rows_.clear();
   chain_rows_.push_back(self_row);
   if (!s.chain_ok) return;
-  ChainMemo* memo = nullptr;
-  if (graph && n && chain_pos != UINT32_MAX && self_row < UINT32_MAX && ChainMemoUsable()) {
-    if (!chain_memo_) {
-      chain_memo_.reset(static_cast<ChainMemo*>(std::calloc(kChainMemoSlots, sizeof(ChainMemo))));
-      if (!chain_memo_) throw std::bad_alloc();
-    }
-    const uint64_t key = (static_cast<uint64_t>(self_row) << 32 | chain_pos) + 1;
-    memo = &chain_memo_[(key * 0x9e3779b97f4a7c15ULL + sample.evsel) >> 50 & (kChainMemoSlots - 1)];
-    if (memo->key == key && memo->evsel == sample.evsel) {
-      for (uint32_t i = 0; i < memo->count; ++i) {
-        Hists::AddAcc(&hists.at(memo->row[i]), s.period);
-        hists.chains().AddRef(memo->row[i], chain_pos, memo->skip[i], static_cast<uint32_t>(n), s.period);
-      }
-      return;
-    }
-    memo->key = 0;  // refilled below when the walk's rows fit
-    memo->evsel = sample.evsel;
-    chain_skips_.clear();
-  }
   ++memo_sample_;  // the memo's rows are this sample's (its comm, thread, ... in the key)
   // perf's fill_callchain_info: unresolved nodes are keyed by the raw ip, and the
   // sample's addr_location is reused along the chain in print order: a node with a map
@@ -370,26 +350,9 @@ void HistsConsumer::OnSample(const ResolvedSample& sample) {
     }
     if (std::find(chain_rows_.begin(), chain_rows_.end(), row) != chain_rows_.end()) continue;
     chain_rows_.push_back(row);
-    if (memo) chain_skips_.push_back(static_cast<uint32_t>(k));
     Hists::AddAcc(&hists.at(row), s.period);
     if (graph) hists.chains().AddRef(row, chain_pos, static_cast<uint32_t>(k), static_cast<uint32_t>(n), s.period);
   }
-  if (memo && chain_skips_.size() <= kMemoRows) {
-    for (size_t i = 0; i < chain_skips_.size(); ++i) {
-      if (chain_rows_[i + 1] >= UINT32_MAX) return;
-      memo->row[i] = static_cast<uint32_t>(chain_rows_[i + 1]);
-      memo->skip[i] = chain_skips_[i];
-    }
-    memo->count = static_cast<uint32_t>(chain_skips_.size());
-    memo->key = (static_cast<uint64_t>(self_row) << 32 | chain_pos) + 1;
-  }
-}
-
-bool HistsConsumer::ChainMemoUsable() const {
-  // Each of these feeds a frame's row key from more than the frame's (dso, sym, ip) or
-  // changes the chain per sample.
-  return children_ && !srclines_ && !chain_srclines_ && !trace_texts_ && !parent_pattern_ && !ignore_callees_ &&
-         !call_graph_.branch_callstack && !branch_mode_;
 }
 
 void HistsConsumer::ReplaceSymbols(const std::unordered_map<const Symbol*, const Symbol*>& replacements) {

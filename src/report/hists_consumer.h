@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cstdint>
-#include <cstdlib>
 #include <memory>
 #include <regex>
 #include <span>
@@ -125,27 +124,6 @@ class HistsConsumer : public SampleConsumer {
   RowMemo row_memo_[kRowMemo];
   uint64_t memo_sample_ = 0;
   std::vector<uint32_t> chain_;       // interned frame ids in print order, reused
-  // The Children rows of a (self row, interned chain) seen before, with the chain
-  // offset each row's graph starts at, in the order the walk found them: a sample
-  // whose row and chain are those of an earlier one adds to the same rows in the same
-  // order without walking its frames (the rows depend only on the self row's sort keys
-  // and the chain's (dso, sym, ip) frames). Direct-mapped, chains of at most kMemoRows
-  // distinct rows; only where nothing else feeds the frame keys (ChainMemoUsable).
-  static constexpr size_t kChainMemoSlots = 1 << 14, kMemoRows = 22;
-  struct ChainMemo {
-    uint64_t key;  // (self row << 32 | chain position) + 1; 0: empty
-    uint32_t evsel;
-    uint32_t count;
-    uint32_t row[kMemoRows];
-    uint32_t skip[kMemoRows];
-  };
-  struct FreeMemo {
-    void operator()(ChainMemo* p) const { std::free(p); }
-  };
-  // calloc'd on first use: a slot's pages are written only when a chain lands there.
-  std::unique_ptr<ChainMemo[], FreeMemo> chain_memo_;
-  std::vector<uint32_t> chain_skips_;  // the walk's skip per row of chain_rows_ (from 1)
-  bool ChainMemoUsable() const;
   static constexpr uint32_t kNoRow = UINT32_MAX;
   struct KeySlot {
     uint32_t evsel = 0;
