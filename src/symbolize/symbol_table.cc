@@ -225,16 +225,20 @@ void SymbolTable::MakeEager() {
   const LazySymbols& src = *lazy_->source;
   std::vector<Symbol> all;
   all.reserve(src.size());
-  for (size_t i = 0; i < src.size(); ++i) {
-    Symbol s = src.Make(i);
-    s.start = src.start(i) + lazy_->shift;
-    s.end = src.end(i) + lazy_->shift;
-    all.push_back(s);
-  }
+  for (size_t i = 0; i < src.size(); ++i) all.push_back(MakeLazy(i));
   name_owner_ = lazy_->source;  // the names point into memory the source keeps
   lazy_.reset();
   symbols_ = std::move(all);
-  Finish();  // only sets the indexes: the entries are sorted and fixed up
+  Finish();  // changes nothing: the entries are sorted, fixed up and indexed
+}
+
+Symbol SymbolTable::MakeLazy(size_t i) const {
+  const LazySymbols& src = *lazy_->source;
+  Symbol s = src.Make(i);
+  s.start = src.start(i) + lazy_->shift;
+  s.end = src.end(i) + lazy_->shift;
+  s.index = static_cast<uint32_t>(i);
+  return s;
 }
 
 size_t SymbolTable::size() const { return lazy_ ? lazy_->source->size() : symbols_.size(); }
@@ -246,13 +250,7 @@ const std::vector<Symbol>& SymbolTable::symbols() const {
     if (!lazy_->all_made.load(std::memory_order_relaxed)) {
       const LazySymbols& src = *lazy_->source;
       lazy_->all.reserve(src.size());
-      for (size_t i = 0; i < src.size(); ++i) {
-        Symbol s = src.Make(i);
-        s.start = src.start(i) + lazy_->shift;
-        s.end = src.end(i) + lazy_->shift;
-        s.index = static_cast<uint32_t>(i);
-        lazy_->all.push_back(s);
-      }
+      for (size_t i = 0; i < src.size(); ++i) lazy_->all.push_back(MakeLazy(i));
       lazy_->all_made.store(true, std::memory_order_release);
     }
   }
@@ -308,11 +306,7 @@ const Symbol* SymbolTable::FindLazy(uint64_t dso_addr) const {
   if (const Symbol* made = slot.load(std::memory_order_acquire)) return made;
   std::lock_guard lock(demangle_mutex_);
   if (const Symbol* made = slot.load(std::memory_order_relaxed)) return made;
-  Symbol s = src.Make(i);
-  s.start = start;
-  s.end = end;
-  s.index = static_cast<uint32_t>(i);
-  const Symbol* made = &lazy_->made.emplace_back(s);
+  const Symbol* made = &lazy_->made.emplace_back(MakeLazy(i));
   slot.store(made, std::memory_order_release);
   return made;
 }

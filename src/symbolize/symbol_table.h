@@ -124,6 +124,8 @@ class SymbolTable {
   struct Lazy;
   const Symbol* FindAddr(uint64_t dso_addr) const;
   const Symbol* FindLazy(uint64_t dso_addr) const;
+  // Entry i of the lazy source as this table holds it: shifted, indexed.
+  Symbol MakeLazy(size_t i) const;
   void MakeEager();
   void DemanglePending(const Symbol* s) const;
   std::string_view Store(std::string_view s);

@@ -110,17 +110,14 @@ Result<LoadedKallsymsText> LoadKallsymsText(const std::string& path, const std::
   LoadedKallsymsText out;
   if (auto fd = OpenRegularFile(path); fd.ok()) {
     auto key = KallsymsIndexKeyOfFd(*fd, path, ref);
-    if (key.ok() && key->size > 0) {
-      auto m = MappedFile::MapFd(*fd, path, kMaxTextFile);
-      close(*fd);
-      if (m.ok()) {
-        t->mapped = std::move(*m);
-        out.key = std::move(*key);
-        out.text = std::move(t);
-        return out;
-      }
-    } else {
-      close(*fd);
+    // /proc/kallsyms reads as size 0: read below.
+    auto m = key.ok() && key->size > 0 ? MappedFile::MapFd(*fd, path, kMaxTextFile) : Result<MappedFile>(Err(""));
+    close(*fd);
+    if (m.ok()) {
+      t->mapped = std::move(*m);
+      out.key = std::move(*key);
+      out.text = std::move(t);
+      return out;
     }
   }
   auto text = ReadTextFile(path);
