@@ -8,10 +8,14 @@
 // FINISHED_ROUNDs the queue holds most of the file's records at once (libm.data: 18
 // rounds for 297K samples), so the entry size is most of the reader's memory.
 // RecordOrdering (record_ordering.h) drives it for ReadRecords and bounds its memory.
+// BasicOrderedQueue<Payload> queues a payload with each record (the parallel reader's
+// decoded samples and record headers, PerfFile::ReadRecordsParallel); both readers use
+// the one ordering code, so their orders cannot drift apart.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "base/byte_order.h"
@@ -20,20 +24,27 @@
 
 namespace perflens {
 
-class OrderedQueue {
+// No payload: OrderedQueue.
+struct NoQueuePayload {};
+
+// Payload: copied into the queue with each record and handed back with it on delivery
+// (deliver(const RecordView&, const Payload&); deliver(const RecordView&) for
+// NoQueuePayload); trivially copyable.
+template <typename Payload>
+class BasicOrderedQueue {
  public:
   // Every record queued aside (tests).
-  OrderedQueue() = default;
+  BasicOrderedQueue() = default;
   // `file`: the mapped perf.data (byte i at perf.data offset i) whose records can be
   // queued by position, their headers read with `ld` on delivery; nullptr for none.
-  OrderedQueue(const uint8_t* file, const Loader& ld) : file_(file), ld_(ld) {}
+  BasicOrderedQueue(const uint8_t* file, const Loader& ld) : file_(file), ld_(ld) {}
 
   // Queues `r` with timestamp `t` (ns). Returns true when `t` is older than the last
   // delivered record (perf's "unordered" count); it is still delivered, late.
-  bool Push(uint64_t t, const RecordView& r) {
+  bool Push(uint64_t t, const RecordView& r, const Payload& payload = Payload{}) {
     if (file_ && r.chunk == 0 && !r.compressed && r.data == file_ + r.perf_data_offset &&
         r.perf_data_offset < kAside) [[likely]] {
-      q_.push_back({t, r.perf_data_offset});
+      q_.push_back({t, r.perf_data_offset, payload});
     } else {
       uint64_t slot;
       if (free_aside_.empty()) {
@@ -44,7 +55,7 @@ class OrderedQueue {
         free_aside_.pop_back();
         aside_[slot] = r;
       }
-      q_.push_back({t, kAside | slot});
+      q_.push_back({t, kAside | slot, payload});
     }
     if (t > max_timestamp_) max_timestamp_ = t;
     return t < last_flush_;
@@ -67,14 +78,33 @@ class OrderedQueue {
 
  private:
   static constexpr uint64_t kAside = uint64_t{1} << 63;
+
+ public:
   struct Entry {
     uint64_t time;
     uint64_t ref;  // perf.data offset of a record of file_, or kAside | slot in aside_
+    [[no_unique_address]] Payload payload;
   };
 
+ private:
   // The view queued as `ref`; an aside slot is free again afterwards.
-  RecordView Take(uint64_t ref) {
-    if (!(ref & kAside)) return ViewAt(ld_, file_ + ref, ref);
+  RecordView Take(uint64_t ref, [[maybe_unused]] const Payload& payload) {
+    if (!(ref & kAside)) {
+      // A payload that says it holds the header (`has_header(payload)` true, with
+      // `type`, `misc`, `size`): the record's bytes are not read again.
+      if constexpr (requires { payload.has_header(); }) {
+        if (payload.has_header()) {
+          RecordView r;
+          r.type = payload.type();
+          r.misc = payload.misc;
+          r.size = payload.size;
+          r.data = file_ + ref;
+          r.perf_data_offset = ref;
+          return r;
+        }
+      }
+      return ViewAt(ld_, file_ + ref, ref);
+    }
     const size_t slot = static_cast<size_t>(ref & ~kAside);
     free_aside_.push_back(slot);
     return aside_[slot];
@@ -86,7 +116,11 @@ class OrderedQueue {
     SortUndelivered();
     size_t i = head_;
     while (i < q_.size() && q_[i].time <= limit) {
-      deliver(Take(q_[i].ref));
+      if constexpr (std::is_same_v<Payload, NoQueuePayload>) {
+        deliver(Take(q_[i].ref, q_[i].payload));
+      } else {
+        deliver(Take(q_[i].ref, q_[i].payload), q_[i].payload);
+      }
       last_flush_ = q_[i].time;
       ++i;
     }
@@ -149,5 +183,8 @@ class OrderedQueue {
   uint64_t next_flush_ = 0;
   uint64_t last_flush_ = 0;
 };
+
+using OrderedQueue = BasicOrderedQueue<NoQueuePayload>;
+static_assert(sizeof(OrderedQueue::Entry) == 16, "the plain queue's entries stay 16 bytes");
 
 }  // namespace perflens

@@ -199,6 +199,16 @@ void PerfFile::DropProcessedBytes(uint64_t perf_data_offset) {
   dropped_below_ = perf_data_offset;
 }
 
+void PerfFile::CountRecord(const RecordView& r, ReadStats* stats) {
+  ++stats->nr_records_total;
+  if (r.type < 128) ++stats->nr_records[r.type];
+  else ++stats->nr_unknown_type;
+  if (RecordTypeName(r.type) == "UNKNOWN" && !stats->nr_unknown_records++) {
+    stats->first_unknown_type = r.type;
+    stats->first_unknown_offset = r.perf_data_offset;
+  }
+}
+
 Status PerfFile::ReadRecords(const RecordCallback& cb, ReadStats* stats) {
   const Loader& ld = loader();
   if (streaming()) {
@@ -210,21 +220,12 @@ Status PerfFile::ReadRecords(const RecordCallback& cb, ReadStats* stats) {
   Decompressor decompressor(ld, options_.max_decompressed_bytes);
   RecordOrdering ordering([&cb](const RecordView& r) { cb(r); }, &pool, options_.max_queued_bytes, stats,
                           streaming() ? nullptr : file_.data(), ld);
-  const Evlist& evlist = header_.evlist();
 
-  auto count = [&](const RecordView& r) {
-    ++stats->nr_records_total;
-    if (r.type < 128) ++stats->nr_records[r.type];
-    else ++stats->nr_unknown_type;
-    if (RecordTypeName(r.type) == "UNKNOWN" && !stats->nr_unknown_records++) {
-      stats->first_unknown_type = r.type;
-      stats->first_unknown_offset = r.perf_data_offset;
-    }
-  };
+  auto count = [&](const RecordView& r) { CountRecord(r, stats); };
   auto deliver = [&](const RecordView& r) { cb(r); };
 
   // Time of a sample of the only evsel, inline (RecordTime runs for every record).
-  const uint32_t single_time_off = evlist.size() == 1 ? evlist.evsels()[0].layout.time : 0;
+  const uint32_t single_time_off = SingleTimeOffset();
   // A generic lambda given itself (not a std::function: an indirect call per record),
   // so that decompressed records come back through it.
   auto dispatch_impl = [&](const RecordView& r, auto& self) -> void {
@@ -244,12 +245,7 @@ Status PerfFile::ReadRecords(const RecordCallback& cb, ReadStats* stats) {
       return;
     }
     if (!ordered) return deliver(r);
-    uint64_t t;
-    if (r.type == kRecordSample && single_time_off != 0) {
-      t = single_time_off + 8u <= r.size ? ld.U64(r.data + single_time_off) : 0;
-    } else {
-      t = evlist.RecordTime(r);
-    }
+    const uint64_t t = OrderingTime(r, single_time_off);
     if (t == 0 || t == UINT64_MAX) return deliver(r);
     ordering.Push(t, r);
   };

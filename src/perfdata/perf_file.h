@@ -18,7 +18,9 @@
 //   Decompressor (decompressor.h)   COMPRESSED/COMPRESSED2 windows into a ChunkPool
 //   RecordOrdering (record_ordering.h)  OrderedQueue, FINISHED_ROUND, early flush
 // PerfFile itself opens the input (mapping, ownership check, pipe streaming) and runs
-// ReadRecords, which composes the last three.
+// ReadRecords, which composes the last three, and ReadRecordsParallel
+// (perf_file_parallel.cc), which frames and decodes ranges of a mapped file on a
+// WorkerPool and orders them with the same RecordOrdering.
 // Layouts: tools/perf/util/header.c (perf_file_header, attrs, feature index),
 // tools/perf/util/session.c (record framing, ordering, compression). Spec part A.
 #pragma once
@@ -40,6 +42,8 @@
 #include "perfdata/sample.h"
 
 namespace perflens {
+
+class WorkerPool;
 
 class PerfFile {
  public:
@@ -134,6 +138,48 @@ class PerfFile {
   using RecordCallback = std::function<void(const RecordView&)>;
   Status ReadRecords(const RecordCallback& cb, ReadStats* stats);
 
+  // ReadRecords on every core: the data section is read in windows of
+  // ParallelRead::window_bytes, each cut into byte ranges that start at FINISHED_ROUND
+  // records; the ranges are framed and their SAMPLEs decoded by `decode` on the pool's
+  // workers (the next window's while the caller orders and delivers this one's), and
+  // the records are then ordered and delivered on the calling thread by the same code
+  // and in the same order as ReadRecords, each sample with its decoding. A range start
+  // is a guess (the FINISHED_ROUND header's 8 bytes found in the data) until the range
+  // before it ends exactly there; a wrong guess is framed again from the true boundary,
+  // so the records, their order, the ReadStats and a stop in the middle are
+  // ReadRecords'. Only for what CanReadInParallel accepts.
+  //
+  // DecodedSample: 32 bytes the caller's decoder fills, opaque to the reader.
+  struct DecodedSample {
+    alignas(8) uint8_t bytes[32];
+  };
+  struct ParallelRead {
+    WorkerPool* pool = nullptr;  // the helpers (not owned); nullptr: all on the caller
+    // Called on any worker (`worker` < pool->workers()) for each SAMPLE record: true
+    // when *out holds its decoding, which is delivered with it; false delivers it
+    // undecoded (e.g. a malformed one, which the caller then counts in order).
+    std::function<bool(size_t worker, const RecordView& r, DecodedSample* out)> decode;
+    // Bytes framed ahead of delivery per window (at least 64), cut into up to two
+    // ranges per worker of at least range_bytes (at least 64) each.
+    uint64_t window_bytes = 16u << 20;
+    uint64_t range_bytes = 64u << 10;
+  };
+  // `decoded`: the sample's decoding, or nullptr. A decoded sample's RecordView has its
+  // header fields and position but its bytes were not read again.
+  using DecodedRecordCallback = std::function<void(const RecordView& r, const DecodedSample* decoded)>;
+  // A mapped file in file mode (not a pipe-format file, not a directory, not a
+  // stream) read in time order: what ReadRecordsParallel reads.
+  bool CanReadInParallel() const {
+    return !streaming() && !pipe_mode() && !directory_ && options_.ordered && file_.data() != nullptr;
+  }
+  // Errors: ReadRecords'; "not readable in parallel" when !CanReadInParallel().
+  Status ReadRecordsParallel(const DecodedRecordCallback& cb, const ParallelRead& pr, ReadStats* stats);
+  // The mean size in bytes of up to 256 records framed from the first FINISHED_ROUND in
+  // the middle megabyte of the data section (0 when none is found there): the framing
+  // share of a read, which is what reading in parallel spreads over the cores. A guess
+  // (the header found may be sample bytes); it touches at most 1 MiB.
+  uint64_t SampledRecordBytes() const;
+
   // Tells the reader that the records before file offset `perf_data_offset` have been
   // processed: the resident pages of a mapped file's bytes before it are given back
   // (MappedFile::DropPages) in steps of at least kDropStep bytes, so the RSS of reading
@@ -145,6 +191,19 @@ class PerfFile {
 
  private:
   PerfFile() = default;
+  // Counts `r` in stats (by type; unknown types).
+  static void CountRecord(const RecordView& r, ReadStats* stats);
+  // The time a kernel record (type < 64) is ordered by: RecordTime, read inline for a
+  // sample of the only evsel (`single_time_off`: that evsel's time offset, else 0).
+  uint64_t OrderingTime(const RecordView& r, uint32_t single_time_off) const {
+    if (r.type == kRecordSample && single_time_off != 0)
+      return single_time_off + 8u <= r.size ? loader().U64(r.data + single_time_off) : 0;
+    return header_.evlist().RecordTime(r);
+  }
+  uint32_t SingleTimeOffset() const {
+    const Evlist& evlist = header_.evlist();
+    return evlist.size() == 1 ? evlist.evsels()[0].layout.time : 0;
+  }
   static Result<MappedFile> OpenOwned(const std::string& path, const ReaderOptions& options);
   static Result<std::unique_ptr<PerfFile>> OpenDirectory(const std::string& dir, const ReaderOptions& options);
 

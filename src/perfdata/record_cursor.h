@@ -76,6 +76,15 @@ class RecordCursor {
     return true;
   }
   const std::optional<Error>& error() const { return error_; }
+  // Frames on from `pos` (a record boundary in [begin, end]) instead; messages still
+  // measure what is left from the range's begin. For a reader that starts in the middle
+  // of the data section.
+  void Seek(uint64_t pos) {
+    pos_ = pos;
+    prefetched_ = pos & ~uint64_t{63};
+  }
+  // Where the next record would start.
+  uint64_t pos() const { return pos_; }
 
  private:
   // Sets error_ for the framing problem at pos_ (r: the record there, if its header

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 #include <fmt/format.h>
@@ -20,8 +21,9 @@
 
 namespace perflens {
 
-// `Deliver` is called as deliver(const RecordView&) for each record leaving the queue.
-template <typename Deliver>
+// `Deliver` is called as deliver(const RecordView&) for each record leaving the queue
+// (deliver(const RecordView&, const Payload&) with a Payload; see BasicOrderedQueue).
+template <typename Deliver, typename Payload = NoQueuePayload>
 class RecordOrdering {
  public:
   // `file`, `ld`: the mapped perf.data whose records are queued by position
@@ -34,8 +36,8 @@ class RecordOrdering {
   // Queues `r` with timestamp `t` (ns, neither 0 nor UINT64_MAX: those are delivered at
   // once by the caller). Counts a record older than the last delivered one in
   // stats->nr_unordered (it is still delivered, late).
-  void Push(uint64_t t, const RecordView& r) {
-    if (queue_.Push(t, r)) ++stats_->nr_unordered;
+  void Push(uint64_t t, const RecordView& r, const Payload& payload = Payload{}) {
+    if (queue_.Push(t, r, payload)) ++stats_->nr_unordered;
     if (!r.chunk) return;  // a view into the file: memory bounded by the file itself
     pool_->Hold(r.chunk);
     ++owned_queued_;
@@ -59,20 +61,30 @@ class RecordOrdering {
  private:
   // Delivery out of the queue: the record no longer pins its chunk.
   auto deliver_queued() {
-    return [this](const RecordView& r) {
-      deliver_(r);
-      if (r.chunk) {
-        pool_->Release(r.chunk);
-        --owned_queued_;
-      }
-    };
+    if constexpr (std::is_same_v<Payload, NoQueuePayload>) {
+      return [this](const RecordView& r) {
+        deliver_(r);
+        Delivered(r);
+      };
+    } else {
+      return [this](const RecordView& r, const Payload& p) {
+        deliver_(r, p);
+        Delivered(r);
+      };
+    }
+  }
+  void Delivered(const RecordView& r) {
+    if (r.chunk) {
+      pool_->Release(r.chunk);
+      --owned_queued_;
+    }
   }
 
   Deliver deliver_;
   ChunkPool* pool_;
   uint64_t max_queued_bytes_;
   ReadStats* stats_;
-  OrderedQueue queue_;
+  BasicOrderedQueue<Payload> queue_;
   uint64_t owned_queued_ = 0;  // queued records whose bytes are in the pool
   bool forced_flush_warned_ = false;
 };

@@ -150,6 +150,7 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   so.defer_kernel_symbols = options.defer_kernel_symbols && !r->branch_mode_;
   so.thread_read_values = options.show_threads;
   so.use_threads = options.use_threads;
+  so.parallel_read = options.parallel_read;
   so.consumer_thread = true;
   for (const SortKey* k : *keys)  // trace texts name kernel symbols on the resolving thread
     if (k->name == std::string_view("trace")) so.consumer_thread = false;

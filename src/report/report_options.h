@@ -92,6 +92,9 @@ struct ReportOptions {
   // Use a second thread (hists beside reading, call graphs beside printing). The
   // output is the same either way; false keeps everything on the calling thread.
   bool use_threads = true;
+  // --parallel-read: frame and decode a flat report's file on every core
+  // (SessionOptions::parallel_read; same output).
+  SessionOptions::ParallelRead parallel_read = SessionOptions::ParallelRead::kAuto;
   SessionProgressFn progress;  // Session::Run's progress calls (SessionOptions::progress)
   // While kallsyms is still loading on its helper thread, key kernel samples by
   // placeholders and put the real symbols in after the read instead of waiting (only

@@ -3,6 +3,8 @@
 #include <sys/utsname.h>
 
 #include <algorithm>
+#include <cstring>
+#include <type_traits>
 #include <condition_variable>
 #include <mutex>
 #include <system_error>
@@ -236,7 +238,10 @@ Status Session::Run() {
   // resolution here. Records are passed as views (the PerfFile keeps their bytes).
   Status st = Status::Ok();
   std::thread read_thread;
-  if (options_.use_threads) {
+  const bool parallel = UsesParallelRead();
+  if (parallel) {
+    st = ReadParallel();
+  } else if (options_.use_threads) {
     read_pipeline_ = std::make_unique<Pipeline<ReadBatch>>();
     read_batch_ = read_pipeline_->TakeFree();
     try {
@@ -288,7 +293,7 @@ Status Session::Run() {
       rb = next ? next : read_pipeline_->TakeFull();
     }
     read_thread.join();
-  } else {
+  } else if (!parallel) {
     uint64_t nr_records = 0;
     st = file_->ReadRecords(
         [this, &nr_records](const RecordView& r) {
@@ -311,6 +316,82 @@ Status Session::Run() {
   FinishDeferred();
   for (SampleConsumer* c : consumers_) c->Finish();
   if (options_.progress) ReportProgress(0, true);
+  return st;
+}
+
+bool Session::UsesParallelRead() const {
+  if (!coalesce_ || !file_->CanReadInParallel()) return false;
+  switch (options_.parallel_read) {
+    case SessionOptions::ParallelRead::kOff: return false;
+    case SessionOptions::ParallelRead::kOn: return true;
+    case SessionOptions::ParallelRead::kAuto: break;
+  }
+  return options_.use_threads && std::thread::hardware_concurrency() > 1 &&
+         file_->data_size() >= options_.parallel_min_bytes &&
+         file_->SampledRecordBytes() >= options_.parallel_min_record_bytes;
+}
+
+Status Session::ReadParallel() {
+  const size_t workers =
+      options_.read_workers ? options_.read_workers : std::max<size_t>(1, std::thread::hardware_concurrency());
+  WorkerPool pool(workers - 1);
+  std::vector<Sample> scratch(pool.workers());
+  PerfFile::ParallelRead pr;
+  pr.pool = &pool;
+  if (options_.read_window_bytes) pr.window_bytes = options_.read_window_bytes;
+  if (options_.read_range_bytes) pr.range_bytes = options_.read_range_bytes;
+  // Asked for by name: small files are cut into ranges too (a few KiB each).
+  else if (options_.parallel_read == SessionOptions::ParallelRead::kOn) pr.range_bytes = 4096;
+  // On the workers: what DecodeSummed makes of a usable sample; the rest are decoded
+  // again in order (DecodeSummed), which counts them as the one-thread read does.
+  static_assert(sizeof(SummedSample) == sizeof(PerfFile::DecodedSample));
+  static_assert(std::is_trivially_copyable_v<SummedSample>);
+  const bool by_cpu = options_.coalesce_by_cpu;
+  pr.decode = [this, &scratch, by_cpu](size_t worker, const RecordView& r, PerfFile::DecodedSample* out) {
+    SampleBasics b;
+    const Evsel* ev = nullptr;
+    if (file_->ParseSampleBasics(r, &b, &ev, &scratch[worker]) != SampleError::kNone || !ev) return false;
+    SummedSample s;
+    s.key.ip = b.ip;
+    s.key.pid = b.pid;
+    s.key.tid = b.tid;
+    s.key.cpu = by_cpu ? b.cpu : 0;
+    s.key.evsel = static_cast<uint16_t>(ev->index);
+    s.key.cpumode = r.cpumode();
+    s.period = b.period;
+    std::memcpy(out->bytes, &s, sizeof s);
+    return true;
+  };
+  constexpr size_t kRun = 256;
+  SummedSample run[kRun];
+  size_t n = 0;
+  SampleBasics basics;
+  uint64_t nr_records = 0;
+  const std::vector<Evsel>& evsels = file_->evsels();
+  Status st = file_->ReadRecordsParallel(
+      [&](const RecordView& r, const PerfFile::DecodedSample* decoded) {
+        if (options_.progress && (++nr_records & 4095) == 0) ReportProgress(r.perf_data_offset, false);
+        if (r.type == kRecordSample) {
+          if (decoded) {
+            std::memcpy(&run[n], decoded->bytes, sizeof run[n]);
+            ++counters_.nr_samples;  // as SampleCounts::ParseBasics counts a usable one
+            if (evsels[run[n].key.evsel].attr.sample_type & kSampleStackUser) ++counters_.nr_user_stacks;
+            ++n;
+          } else if (DecodeSummed(r, &basics, &run[n])) {
+            ++n;
+          }
+          if (n == kRun) {
+            AddSummed({run, n});
+            n = 0;
+          }
+          return;
+        }
+        AddSummed({run, n});
+        n = 0;
+        HandleRecord(r);
+      },
+      pr, &read_stats_);
+  AddSummed({run, n});
   return st;
 }
 

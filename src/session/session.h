@@ -36,7 +36,7 @@
 #include "session/sample_counts.h"
 #include "session/sample_sums.h"
 #include "session/time_cpu_filter.h"
-#include "session/worker_pool.h"
+#include "base/worker_pool.h"
 #include "symbolize/symbolizer.h"
 #include "unwind/unwinder.h"
 
@@ -302,6 +302,22 @@ struct SessionOptions {
   // the file is then read unordered, ReaderOptions::ordered).
   bool side_band_finished_round = false;
   bool use_threads = true;       // a reading thread beside the resolving one
+  // Coalesced samples (flat reports) of a mapped file: frame and decode the data
+  // section on every core (PerfFile::ReadRecordsParallel) instead of on one reading
+  // thread. kAuto: with use_threads, at least two cores, parallel_min_bytes of data and
+  // records of parallel_min_record_bytes on average (PerfFile::SampledRecordBytes):
+  // the ordering stays on the resolving thread, so the parallel read pays where framing
+  // large records is the cost (deep callchains, DWARF stacks), not on small samples,
+  // which the reading thread beside the resolving one already keeps up with. The output
+  // is the same either way. kOn: whenever the file allows it, with ranges of 4 KiB
+  // unless read_range_bytes says otherwise.
+  enum class ParallelRead { kAuto, kOff, kOn };
+  ParallelRead parallel_read = ParallelRead::kAuto;
+  uint64_t parallel_min_bytes = 4u << 20;
+  uint64_t parallel_min_record_bytes = 256;
+  size_t read_workers = 0;        // workers of the parallel read (caller included); 0: one per core
+  uint64_t read_window_bytes = 0;  // PerfFile::ParallelRead's (tests: small windows); 0: its default
+  uint64_t read_range_bytes = 0;
   bool consumer_thread = false;  // and consumers on a third (not with coalesce)
   // Called on the resolving thread once per batch of records (a few thousand) and once
   // with `finished` at the end; the callee rate-limits what it prints. Empty: none.
@@ -365,6 +381,10 @@ class Session {
   // while this one's last is processed (nullptr: never; *next stays nullptr when not).
   void HandleReadBatch(const ReadBatch& rb, ReadBatch** next_batch = nullptr);
   void HandleRecord(const RecordView& r);
+  // Whether Run reads with PerfFile::ReadRecordsParallel (SessionOptions::parallel_read).
+  bool UsesParallelRead() const;
+  // Run's read of a coalescing session on every core.
+  Status ReadParallel();
   // Calls options_.progress; `perf_data_offset`: the last handled record's position.
   void ReportProgress(uint64_t perf_data_offset, bool finished);
   uint64_t progress_offset_ = 0;  // the last position ReportProgress was given

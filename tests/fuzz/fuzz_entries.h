@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "base/mapped_file.h"
+#include "base/worker_pool.h"
 #include "base/text_escape.h"
 #include "fuzz/fuzz_invariants.h"
 #include "perfdata/features.h"
@@ -168,7 +169,74 @@ inline void CheckCounts(const Delivered& d, const ReadStats& stats, Invariants* 
       return;
 }
 
-// The whole reader: header, attrs, features, then every record, ordered and unordered.
+// ReadStats as text, to compare two reads of one file.
+inline std::string ReadStatsText(const ReadStats& s) {
+  std::string out = fmt::format("total {} unknown {} {}@{:#x} unordered {} comp {} decomp {} bad {} stop [{}]",
+                                s.nr_records_total, s.nr_unknown_records, s.first_unknown_type,
+                                s.first_unknown_offset, s.nr_unordered, s.compressed_bytes, s.decompressed_bytes,
+                                s.nr_bad_records, s.stopped ? s.stopped->message : "");
+  for (const std::string& w : s.warnings) out += " [" + w + "]";
+  for (size_t i = 0; i < std::size(s.nr_records); ++i)
+    if (s.nr_records[i]) out += fmt::format(" t{}={}", i, s.nr_records[i]);
+  return out;
+}
+
+// ReadRecordsParallel against ReadRecords on one file (the ordered read's records and
+// stats): the same records in the same order, the same stats, each decoded sample
+// decoded from its own record. Windows and ranges of 64 bytes and more cut the input
+// at every FINISHED_ROUND-looking 8 bytes, so wrong guesses are the common case.
+inline void CheckParallelRead(const uint8_t* data, size_t size, uint64_t cap,
+                              const std::vector<std::pair<uint64_t, uint32_t>>& want, const ReadStats& want_stats,
+                              Invariants* inv) {
+  static WorkerPool pool(1);
+  for (uint64_t window : {uint64_t{64}, uint64_t{4096}}) {
+    ReaderOptions o;
+    o.max_decompressed_bytes = cap;
+    auto f = PerfFile::FromBytes(MappedFile::FromBuffer(std::vector<uint8_t>(data, data + size)), o);
+    if (!f.ok() || !(*f)->CanReadInParallel()) return;
+    PerfFile& file = **f;
+    PerfFile::ParallelRead pr;
+    pr.pool = &pool;
+    pr.window_bytes = window;
+    pr.range_bytes = 64;
+    Sample scratch[2];
+    pr.decode = [&file, &scratch](size_t worker, const RecordView& r, PerfFile::DecodedSample* out) {
+      SampleBasics b;
+      const Evsel* ev = nullptr;
+      if (file.ParseSampleBasics(r, &b, &ev, &scratch[worker]) != SampleError::kNone || !ev) return false;
+      std::memcpy(out->bytes, &r.perf_data_offset, 8);
+      std::memcpy(out->bytes + 8, &b.ip, 8);
+      return true;
+    };
+    std::vector<std::pair<uint64_t, uint32_t>> got;
+    got.reserve(want.size());
+    ReadStats stats;
+    Sample check;
+    Status s = file.ReadRecordsParallel(
+        [&](const RecordView& r, const PerfFile::DecodedSample* d) {
+          got.push_back({r.perf_data_offset, r.type});
+          if (!d) return;
+          uint64_t offset, ip;
+          std::memcpy(&offset, d->bytes, 8);
+          std::memcpy(&ip, d->bytes + 8, 8);
+          SampleBasics b;
+          const Evsel* ev = nullptr;
+          inv->Expect(offset == r.perf_data_offset && r.type == kRecordSample &&
+                          file.ParseSampleBasics(r, &b, &ev, &check) == SampleError::kNone && b.ip == ip,
+                      "a decoding delivered with the record at {:#x} is not that record's", r.perf_data_offset);
+        },
+        pr, &stats);
+    if (!inv->Expect(s.ok(), "parallel read failed: {}", s.ok() ? "" : s.error().message)) return;
+    inv->Expect(ReadStatsText(stats) == ReadStatsText(want_stats), "parallel read (window {}): {}; one thread: {}",
+                window, ReadStatsText(stats), ReadStatsText(want_stats));
+    if (!inv->Expect(got == want, "parallel read (window {}): {} records; one thread: {}", window, got.size(),
+                     want.size()))
+      return;
+  }
+}
+
+// The whole reader: header, attrs, features, then every record, ordered and unordered,
+// and ordered on every core (CheckParallelRead).
 // `cap`: ReaderOptions::max_decompressed_bytes (0: the reader's default).
 inline int FuzzReaderWithCap(const uint8_t* data, size_t size, uint64_t cap) {
   Invariants inv;
@@ -185,15 +253,20 @@ inline int FuzzReaderWithCap(const uint8_t* data, size_t size, uint64_t cap) {
     for (const Evsel& ev : file.evsels()) Sink(ev.ids.size() + ev.name.size());
     ReadStats stats;
     Delivered d;
+    std::vector<std::pair<uint64_t, uint32_t>> order;  // (offset, type) as delivered
     Status s = file.ReadRecords(
         [&](const RecordView& r) {
           CheckView(file, begin, size, r, &d, &inv);
           TouchRecord(file, r);
+          order.push_back({r.perf_data_offset, r.type});
         },
         &stats);
     Sink(s.ok() + stats.nr_records_total);
     if (!s.ok()) continue;
     CheckCounts(d, stats, &inv);
+    // Not for the decompression bombs (cap 0): they would run to the cap twice more in
+    // the same Decompressor code, on the thread that orders.
+    if (ordered && cap != 0) CheckParallelRead(data, size, cap, order, stats, &inv);
     const uint64_t limit = cap ? cap : std::max<uint64_t>(256ULL << 20, 100 * stats.compressed_bytes);
     // The cap is checked after each 1 MiB window.
     inv.Expect(stats.decompressed_bytes <= limit + (1 << 20), "{} bytes decompressed, cap {}",

@@ -5,6 +5,7 @@
 // Skipped when the corpus is not present.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -14,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/worker_pool.h"
 #include "perfdata/perf_file.h"
 
 namespace perflens {
@@ -110,6 +112,67 @@ TEST_P(CorpusTest, OpensAndReadsToTheEnd) {
   EXPECT_EQ(stats.nr_bad_records, 0u) << (stats.warnings.empty() ? "" : stats.warnings[0]);
   if (c.samples) {
     EXPECT_EQ(samples, *c.samples);
+  }
+}
+
+// ReadRecordsParallel delivers what ReadRecords does — the same records in the same
+// order, the same counts, unordered records, warnings and stop — on every corpus file
+// it can read (mapped, file mode, not a directory), with ranges small enough that each
+// file is cut many times.
+TEST_P(CorpusTest, ReadsTheSameInParallel) {
+  const CorpusEntry& c = GetParam();
+  if (c.file.empty()) GTEST_SKIP() << "no corpus manifest at " << CorpusDir();
+  const std::string path = CorpusDir() + "/" + c.file;
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " is absent";
+  auto describe = [](const ReadStats& s) {
+    std::string out = fmt::format("total {} unknown {} {}@{:#x} unordered {} comp {} decomp {} bad {} stop [{}]",
+                                  s.nr_records_total, s.nr_unknown_records, s.first_unknown_type,
+                                  s.first_unknown_offset, s.nr_unordered, s.compressed_bytes, s.decompressed_bytes,
+                                  s.nr_bad_records, s.stopped ? s.stopped->message : "");
+    for (const std::string& w : s.warnings) out += " [" + w + "]";
+    for (size_t i = 0; i < std::size(s.nr_records); ++i)
+      if (s.nr_records[i]) out += fmt::format(" t{}={}", i, s.nr_records[i]);
+    return out;
+  };
+  auto f = PerfFile::Open(path);
+  ASSERT_TRUE(f.ok()) << f.error().message;
+  if (!(*f)->CanReadInParallel()) GTEST_SKIP() << "a pipe-mode file or a directory: read on one thread";
+  std::vector<std::pair<uint64_t, uint32_t>> want;  // (offset, type) in delivery order
+  ReadStats want_stats;
+  ASSERT_TRUE((*f)->ReadRecords([&](const RecordView& r) { want.push_back({r.perf_data_offset, r.type}); },
+                                &want_stats)
+                  .ok());
+  for (uint64_t window : {uint64_t{4096}, uint64_t{1} << 20}) {
+    SCOPED_TRACE(fmt::format("window {}", window));
+    auto g = PerfFile::Open(path);
+    ASSERT_TRUE(g.ok());
+    WorkerPool pool(2);
+    PerfFile::ParallelRead pr;
+    pr.pool = &pool;
+    pr.window_bytes = window;
+    pr.range_bytes = 512;
+    uint64_t decoded = 0;
+    pr.decode = [](size_t, const RecordView&, PerfFile::DecodedSample* d) {
+      std::memset(d->bytes, 0, sizeof d->bytes);
+      return true;
+    };
+    std::vector<std::pair<uint64_t, uint32_t>> got;
+    ReadStats got_stats;
+    ASSERT_TRUE((*g)->ReadRecordsParallel(
+                        [&](const RecordView& r, const PerfFile::DecodedSample* d) {
+                          got.push_back({r.perf_data_offset, r.type});
+                          decoded += d != nullptr;
+                        },
+                        pr, &got_stats)
+                    .ok());
+    EXPECT_EQ(describe(got_stats), describe(want_stats));
+    EXPECT_TRUE(got == want) << got.size() << " records, " << want.size() << " read on one thread";
+    // Every sample comes decoded, but those from COMPRESSED data (decompressed in order).
+    if (want_stats.compressed_bytes == 0) {
+      EXPECT_EQ(decoded, want_stats.nr_records[kRecordSample]);
+    } else {
+      EXPECT_LE(decoded, want_stats.nr_records[kRecordSample]);
+    }
   }
 }
 

@@ -114,15 +114,15 @@ class ReplayFixture : public ::testing::TestWithParam<FixtureCase> {
     return FixturesDir() + "/" + GetParam().fixture + "/" + name;
   }
 
-  // perflens ARGS -i perf.data, reading only the fixture's files.
-  CommandResult Perflens() {
+  // perflens ARGS -i perf.data, reading only the fixture's files (`extra`: more options).
+  CommandResult Perflens(const std::string& extra = "") {
     const FixtureCase& c = GetParam();
     struct stat st;
     std::string symfs = stat(File("symfs").c_str(), &st) == 0 ? File("symfs") : dir_ + "/symfs";
     return RunShell("env -u PERF_BUILDID_DIR HOME=" + ShellQuote(dir_ + "/home") + " " +
                         ShellQuote(PerflensBinary()) + " " + c.args + " -i " +
                         ShellQuote(File("perf.data")) + " --buildid-dir " +
-                        ShellQuote(FixturesDir() + "/cache") + " --symfs " + ShellQuote(symfs),
+                        ShellQuote(FixturesDir() + "/cache") + " --symfs " + ShellQuote(symfs) + extra,
                     dir_);
   }
 
@@ -167,6 +167,18 @@ TEST_P(ReplayFixture, MatchesGolden) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ASSERT_FALSE(r.out.empty());
   ASSERT_NO_FATAL_FAILURE(ExpectGolden("expected-" + GetParam().mode + ".txt", WithoutCaptureTime(r.out)));
+}
+
+// A flat report read with --parallel-read=on (its ranges and guesses even on these
+// small files) prints the golden too; so does --parallel-read=off.
+class ReplayFlatFixture : public ReplayFixture {};
+TEST_P(ReplayFlatFixture, ParallelReadMatchesGolden) {
+  const std::string golden = ReadFileOrEmpty(File("expected-" + GetParam().mode + ".txt"));
+  for (const char* mode : {"on", "off"}) {
+    CommandResult r = Perflens(std::string(" --parallel-read=") + mode);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(WithoutCaptureTime(r.out), golden) << "--parallel-read=" << mode;
+  }
 }
 
 // The rows of `text` as the mode prints them, and the field kinds of their keys.
@@ -407,6 +419,17 @@ TEST_P(ReplayFixture, AgreesWithPerf) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, ReplayFixture, ::testing::ValuesIn(AllCases()), CaseName);
+
+// The flat reports (no Children, no call graph) of AllCases: the ones a parallel read serves.
+std::vector<FixtureCase> FlatCases() {
+  std::vector<FixtureCase> out;
+  for (const FixtureCase& c : AllCases())
+    if (c.args.rfind("report", 0) == 0 && c.args.find("--no-children") != std::string::npos &&
+        c.args.find("-g none") != std::string::npos)
+      out.push_back(c);
+  return out;
+}
+INSTANTIATE_TEST_SUITE_P(Fixtures, ReplayFlatFixture, ::testing::ValuesIn(FlatCases()), CaseName);
 
 // Until kDwarfFixturesEnabled: the dwarf fixtures are complete (a recording and perf's
 // output in every mode of their scopes, in the shapes the row parsers read), and are

@@ -3,6 +3,7 @@
 // delivery adds up to the samples. Synthetic recording: a JIT map with three
 // functions, a thread that changes its comm, and chains through all three.
 #include <gtest/gtest.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -206,6 +207,112 @@ TEST_F(SessionTest, SlottedConsumersGetTheSameSumsAsDeliveredOnes) {
     EXPECT_EQ(slotted.lines, delivered.lines);
     EXPECT_EQ(session->counters().nr_filtered, flag_filtered ? 0u : 15u);
   }
+}
+
+
+// The parallel read (SessionOptions::parallel_read) against the one-thread read of a
+// coalescing session: the same keys in the same first-seen order, the same sums, the
+// same counters (the first malformed sample's offset too) and read stats, for windows
+// and ranges from 64 bytes up and 1 to 3 workers. The recording has rounds of
+// interleaved times, late samples, samples without time, COMMs and an MMAP between
+// them (each ends a run of sums), a malformed sample, and FINISHED_ROUND headers in
+// sample bytes.
+class ParallelReadSessionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    pid_ = 4200000 + static_cast<uint32_t>(getpid());
+    map_path_ = "/tmp/perf-" + std::to_string(pid_) + ".map";
+    std::ofstream(map_path_) << std::hex << kBase << " 100 main\n"
+                             << kBase + 0x100 << " 100 work\n"
+                             << kBase + 0x200 << " 100 leaf\n";
+    PerfDataWriter w;
+    EventAttr a;
+    a.type = 1;
+    a.size = 128;
+    a.sample_type = kSampleIp | kSampleTid | kSampleTime | kSamplePeriod;
+    a.sample_period = 1000;
+    a.flags = 1ULL << 18;  // sample_id_all: side-band records are ordered by time too
+    w.AddAttr(a);
+    SampleId sid;
+    sid.pid = sid.tid = pid_;
+    sid.time = 5;
+    w.Comm(pid_, pid_, "first", false, sid);
+    w.Mmap(pid_, pid_, kBase, 0x1000, 0, "//anon", sid);
+    uint64_t t = 100;
+    for (int round = 0; round < 40; ++round) {
+      for (int cpu = 0; cpu < 2; ++cpu) {
+        for (int i = 0; i < 6; ++i) {
+          SampleFields s;
+          s.pid = pid_;
+          s.tid = pid_ + static_cast<uint32_t>((i + cpu) % 3);
+          s.time = t + static_cast<uint64_t>(i * 5 + cpu);
+          s.period = 100 + static_cast<uint64_t>((round + i) % 7);
+          s.ip = kBase + 0x10 * static_cast<uint64_t>((round * 3 + i + cpu) % 40);
+          if (round % 9 == 4 && i == 2) s.ip = 0x0008000000000044ULL;  // a FINISHED_ROUND header's bytes
+          if (round % 11 == 6 && i == 0) s.time = t - 150;            // late
+          if (round % 13 == 7 && i == 1) s.time = 0;                  // untimed: delivered at once
+          w.Sample(0, s);
+          if (round == 17 && cpu == 1 && i == 3) w.Raw(kRecordSample, kMiscUser, std::vector<uint8_t>(8, 0));  // malformed
+        }
+      }
+      sid.time = t + 12;
+      if (round % 10 == 5) w.Comm(pid_, pid_ + 1, "second" + std::to_string(round), false, sid);
+      if (round == 23) w.Mmap(pid_, pid_, kBase + 0x1000, 0x1000, 0, "//anon", sid);
+      t += 40;
+      w.FinishedRound();
+    }
+    bytes_ = w.Finish();
+  }
+  void TearDown() override { std::remove(map_path_.c_str()); }
+
+  // Everything a coalescing session hands out and counts, as text.
+  std::string RunText(SessionOptions o) {
+    auto file = PerfFile::FromBytes(MappedFile::FromBuffer(bytes_));
+    EXPECT_TRUE(file.ok());
+    o.coalesce = true;
+    auto session = Session::Open(file->get(), std::move(o));
+    Recorder delivered;
+    SlotRecorder slotted;
+    session->AddConsumer(&slotted);
+    session->AddConsumer(&delivered);
+    EXPECT_TRUE(session->Run().ok());
+    std::string out;
+    for (const std::string& l : delivered.lines) out += l + "\n";
+    for (const std::string& l : slotted.lines) out += "slot " + l + "\n";
+    const SessionCounters& c = session->counters();
+    out += fmt::format("samples {} bad {} first_bad {:#x} unknown_id {} no_map {} no_symbol {}\n", c.nr_samples,
+                       c.nr_bad_samples, c.first_bad_sample_offset, c.nr_unknown_id, c.nr_no_map, c.nr_no_symbol);
+    const ReadStats& rs = session->read_stats();
+    out += fmt::format("records {} unordered {} samples {} comm {} rounds {}\n", rs.nr_records_total, rs.nr_unordered,
+                       rs.nr_records[kRecordSample], rs.nr_records[kRecordComm], rs.nr_records[kRecordFinishedRound]);
+    for (const std::string& l : session->ProblemLines()) out += l + "\n";
+    return out;
+  }
+
+  uint32_t pid_ = 0;
+  std::string map_path_;
+  std::vector<uint8_t> bytes_;
+};
+
+TEST_F(ParallelReadSessionTest, SameSumsKeysAndCountsAsOneThread) {
+  SessionOptions one;
+  one.parallel_read = SessionOptions::ParallelRead::kOff;
+  const std::string want = RunText(one);
+  // The recording is what the comparison needs: late samples, a malformed one, the
+  // COMMs and the MMAP each ending a run of sums.
+  EXPECT_NE(want.find("bad 1 first_bad 0x"), std::string::npos) << want;
+  EXPECT_EQ(want.find("unordered 0 "), std::string::npos) << want;
+  EXPECT_NE(want.find("second5"), std::string::npos) << want;
+  for (size_t workers : {1, 2, 3})
+    for (uint64_t window : {64, 300, 2000, 0})
+      for (uint64_t range : {64, 500}) {
+        SessionOptions o;
+        o.parallel_read = SessionOptions::ParallelRead::kOn;
+        o.read_workers = workers;
+        o.read_window_bytes = window;
+        o.read_range_bytes = range;
+        EXPECT_EQ(RunText(o), want) << "workers " << workers << " window " << window << " range " << range;
+      }
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "session/worker_pool.h"
+#include "base/worker_pool.h"
 
 #include <system_error>
 

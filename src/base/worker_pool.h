@@ -1,9 +1,9 @@
 // WorkerPool: helper threads that run one loop body over [0, n) together with the
-// caller — the session's way of unwinding the samples of one model state on every core
-// (the samples are independent once the maps they were taken in are fixed).
+// caller: the session unwinds the samples of one model state on every core (they are
+// independent once their maps are fixed), the reader frames and decodes byte ranges of
+// one file on every core (PerfFile::ReadRecordsParallel).
 //
-// Threads: Run (or Start and Finish) is called from one thread at a time (the resolving
-// thread); `fn` runs on that thread (worker 0) and on the helpers (1..helpers), each
+// Threads: Run (or Start and Finish) is called from one thread at a time (the owner's); `fn` runs on that thread (worker 0) and on the helpers (1..helpers), each
 // index exactly once, and Run (Finish) returns after the last call has returned, so
 // what `fn` wrote is visible to the caller then. Between Start and Finish the helpers
 // work while the caller does something else. The helpers wait on a condition variable

@@ -1,0 +1,332 @@
+// PerfFile::ReadRecordsParallel: ReadRecords with the framing and sample decoding of a
+// mapped file spread over a WorkerPool. Ordering and delivery stay on the caller's
+// thread and share their code with ReadRecords (RecordOrdering, CountRecord,
+// OrderingTime), so both deliver the same records in the same order.
+//
+// Where ranges start: a FINISHED_ROUND header (type 68, size 8, misc 0) is looked for
+// at 8-byte steps from each range's nominal start. Sample payloads can hold those 8
+// bytes, so a start is only a guess until the range before it, framed from a known
+// boundary, ends exactly there; otherwise the range is framed again from where that one
+// ended. Records are 8-byte multiples in files perf writes; in any other file guesses
+// simply fail and the ranges are framed again one after the other.
+#include <algorithm>
+#include <cstring>
+#include <optional>
+#include <vector>
+
+#include "base/worker_pool.h"
+#include "perfdata/chunk_pool.h"
+#include "perfdata/decompressor.h"
+#include "perfdata/perf_file.h"
+#include "perfdata/record_cursor.h"
+#include "perfdata/record_ordering.h"
+
+namespace perflens {
+namespace {
+
+constexpr uint32_t kNotDecoded = UINT32_MAX;
+
+// One record as a worker framed it.
+struct FramedRecord {
+  uint64_t offset;   // perf.data offset of its header
+  uint64_t time;     // OrderingTime for a kernel record (0, UINT64_MAX: delivered at once)
+  uint32_t type;
+  uint16_t misc, size;
+  uint32_t decoded;  // index into FramedRange::decoded, or kNotDecoded
+  uint32_t unused;
+};
+
+struct FramedRange {
+  uint64_t nominal = 0;  // where its start was looked for
+  uint64_t start = 0;    // its first record (a guess until the range before ends there)
+  uint64_t stop = 0;     // it holds the records that start before this
+  uint64_t end = 0;      // where the record after its last one starts (the data end at the end)
+  std::vector<FramedRecord> records;
+  std::vector<PerfFile::DecodedSample> decoded;
+  std::optional<Error> error;  // framing stopped inside the range; its records are the last
+  // The records counted as ReadRecords counts them (CountRecord), unless the range holds
+  // COMPRESSED data, whose records are counted in order on delivery with the rest.
+  ReadStats counts;
+  bool compressed = false;
+  bool empty() const { return start >= stop; }
+};
+
+struct Window {
+  uint64_t begin = 0, end = 0;  // begin: a record boundary; the ranges frame past `end` to one
+  uint64_t drop_below = 0;      // bytes before this are delivered: their pages can go
+  std::vector<FramedRange> ranges;
+};
+
+// What the ordering queue keeps with a decoded sample: the rest of its header (so that
+// it is delivered without touching its bytes again) and the decoding. Other records
+// are framed again from the file on delivery.
+struct QueuedPayload {
+  uint16_t misc = 0, size = 0;
+  bool decoded = false;
+  PerfFile::DecodedSample sample;
+  // BasicOrderedQueue's "the header is here" (only a decoded sample's is).
+  bool has_header() const { return decoded; }
+  uint32_t type() const { return kRecordSample; }
+};
+static_assert(sizeof(QueuedPayload) == 40);
+
+// Adds a range's counts to the reader's (CountRecord's fields).
+void AddCounts(const ReadStats& from, ReadStats* to) {
+  for (size_t i = 0; i < std::size(from.nr_records); ++i) to->nr_records[i] += from.nr_records[i];
+  to->nr_unknown_type += from.nr_unknown_type;
+  to->nr_records_total += from.nr_records_total;
+  if (from.nr_unknown_records && !to->nr_unknown_records) {
+    to->first_unknown_type = from.first_unknown_type;
+    to->first_unknown_offset = from.first_unknown_offset;
+  }
+  to->nr_unknown_records += from.nr_unknown_records;
+}
+
+// The first p in [from, limit) with (p - base) % 8 == 0 whose 8 bytes are a
+// FINISHED_ROUND header; `limit` when there is none.
+uint64_t FindRoundHeader(const Loader& ld, const uint8_t* bytes, uint64_t base, uint64_t from, uint64_t limit) {
+  uint8_t pattern[8] = {};
+  if (ld.swap) {
+    pattern[3] = static_cast<uint8_t>(kRecordFinishedRound);
+    pattern[7] = 8;
+  } else {
+    pattern[0] = static_cast<uint8_t>(kRecordFinishedRound);
+    pattern[6] = 8;
+  }
+  uint64_t want;
+  std::memcpy(&want, pattern, 8);
+  for (uint64_t p = from + ((base - from) & 7); p < limit && limit - p >= 8; p += 8) {
+    uint64_t v;
+    std::memcpy(&v, bytes + p, 8);
+    if (v == want) return p;
+  }
+  return limit;
+}
+
+}  // namespace
+
+uint64_t PerfFile::SampledRecordBytes() const {
+  if (!CanReadInParallel() || data_size() == 0) return 0;
+  const Loader& ld = loader();
+  const uint64_t data_begin = data_offset(), data_end = data_offset() + data_size();
+  const uint64_t from = data_begin + data_size() / 2, limit = std::min(data_end, from + (1u << 20));
+  const uint64_t start = FindRoundHeader(ld, file_.data(), data_begin, from, limit);
+  if (start >= limit) return 0;
+  RecordCursor cursor(ld, file_.data(), data_begin, limit, false);
+  cursor.Seek(start);
+  RecordView r;
+  uint64_t n = 0;
+  while (n < 256 && cursor.Next(&r)) ++n;
+  return n ? (cursor.pos() - start) / n : 0;
+}
+
+Status PerfFile::ReadRecordsParallel(const DecodedRecordCallback& cb, const ParallelRead& pr, ReadStats* stats) {
+  if (!CanReadInParallel()) return Err("{}: not readable in parallel", path());
+  const Loader& ld = loader();
+  const uint8_t* bytes = file_.data();
+  const uint64_t data_begin = data_offset(), data_end = data_offset() + data_size();
+  const uint32_t single_time_off = SingleTimeOffset();
+  const size_t workers = pr.pool ? pr.pool->workers() : 1;
+  const uint64_t window_bytes = std::max<uint64_t>(pr.window_bytes, 64);
+  const uint64_t range_bytes = std::max<uint64_t>(pr.range_bytes, 64);
+
+  // Frames the records of [start, stop) into *r (worker `worker`).
+  auto frame = [&](size_t worker, uint64_t start, uint64_t stop, FramedRange* r) {
+    r->start = start;
+    r->stop = stop;
+    r->end = data_end;
+    r->records.clear();
+    r->decoded.clear();
+    r->error.reset();
+    r->counts = ReadStats{};
+    r->compressed = false;
+    // Room for records of 64 bytes on average, so that most ranges never grow their
+    // vectors (a copy, and fresh pages, per doubling).
+    const size_t guess = static_cast<size_t>(std::min<uint64_t>((stop - start) / 64, 1u << 20));
+    if (r->records.capacity() < guess) r->records.reserve(guess);
+    if (r->decoded.capacity() < guess) r->decoded.reserve(guess);
+    RecordCursor cursor(ld, bytes, data_begin, data_end, false);
+    cursor.Seek(start);
+    RecordView v;
+    for (;;) {
+      const uint64_t at = cursor.pos();
+      if (!cursor.Next(&v)) {
+        // A record that cannot be framed is the next range's if it starts there.
+        if (cursor.error()) {
+          if (at >= stop) r->end = at;
+          else r->error = cursor.error();
+        }
+        return;
+      }
+      if (v.perf_data_offset >= stop) {
+        r->end = v.perf_data_offset;
+        return;
+      }
+      FramedRecord& f = r->records.emplace_back();
+      f.offset = v.perf_data_offset;
+      f.type = v.type;
+      f.misc = v.misc;
+      f.size = v.size;
+      f.time = v.type < 64 ? OrderingTime(v, single_time_off) : 0;
+      f.decoded = kNotDecoded;
+      f.unused = 0;
+      CountRecord(v, &r->counts);
+      r->compressed |= v.type == kRecordCompressed || v.type == kRecordCompressed2;
+      if (v.type == kRecordSample) {
+        DecodedSample d;
+        if (pr.decode && pr.decode(worker, v, &d)) {
+          f.decoded = static_cast<uint32_t>(r->decoded.size());
+          r->decoded.push_back(d);
+        }
+      }
+      if (cursor.error()) {  // returned with its trailing payload past the end: the last
+        r->error = cursor.error();
+        return;
+      }
+    }
+  };
+  auto plan = [&](Window* w, uint64_t begin, uint64_t drop_below) {
+    w->begin = begin;
+    w->end = std::min(data_end, begin + std::min(window_bytes, data_end - begin));
+    w->drop_below = drop_below;
+    const uint64_t len = w->end - w->begin;
+    const size_t n = static_cast<size_t>(std::clamp<uint64_t>(len / range_bytes, 1, 2 * workers));
+    w->ranges.resize(n);
+    for (size_t i = 0; i < n; ++i) w->ranges[i].nominal = begin + len * i / n;
+  };
+  // Range i of *w: find its start and its stop, frame it.
+  auto job = [&](Window* w, size_t worker, size_t i) {
+    if (i == 0 && w->drop_below > 0) DropProcessedBytes(w->drop_below);
+    FramedRange& r = w->ranges[i];
+    const uint64_t start = i == 0 ? w->begin : FindRoundHeader(ld, bytes, data_begin, r.nominal, w->end);
+    const uint64_t stop =
+        i + 1 < w->ranges.size() ? FindRoundHeader(ld, bytes, data_begin, w->ranges[i + 1].nominal, w->end) : w->end;
+    if (start >= stop) {
+      r.start = start;
+      r.stop = stop;
+      r.records.clear();
+      r.decoded.clear();
+      r.error.reset();
+      r.counts = ReadStats{};
+      r.compressed = false;
+      return;
+    }
+    frame(worker, start, stop, &r);
+  };
+
+  ChunkPool pool;
+  Decompressor decompressor(ld, options_.max_decompressed_bytes);
+  auto deliver_queued = [&cb](const RecordView& r, const QueuedPayload& p) { cb(r, p.decoded ? &p.sample : nullptr); };
+  RecordOrdering<decltype(deliver_queued), QueuedPayload> ordering(deliver_queued, &pool, options_.max_queued_bytes,
+                                                                   stats, bytes, ld);
+  // Records from COMPRESSED data: ReadRecords' dispatch (not decoded ahead).
+  auto dispatch_inner = [&](const RecordView& r, auto& self) -> void {
+    CountRecord(r, stats);
+    if (r.type >= 64) {
+      cb(r, nullptr);
+      if (r.type == kRecordFinishedRound) ordering.FinishedRound();
+      else if (r.type == kRecordCompressed || r.type == kRecordCompressed2)
+        decompressor.Decompress(r, &pool, stats, [&](const RecordView& in) { self(in, self); });
+      return;
+    }
+    const uint64_t t = OrderingTime(r, single_time_off);
+    if (t == 0 || t == UINT64_MAX) return cb(r, nullptr);
+    ordering.Push(t, r);
+  };
+  // The records of one verified range, in file order, as ReadRecords dispatches them.
+  auto deliver_range = [&](const FramedRange& range) {
+    if (!range.compressed) AddCounts(range.counts, stats);
+    for (const FramedRecord& f : range.records) {
+      RecordView r;
+      r.type = f.type;
+      r.misc = f.misc;
+      r.size = f.size;
+      r.data = bytes + f.offset;
+      r.perf_data_offset = f.offset;
+      if (range.compressed) {
+        if (f.type >= 64) {
+          dispatch_inner(r, dispatch_inner);
+          continue;
+        }
+        CountRecord(r, stats);
+      } else if (f.type >= 64) {
+        cb(r, nullptr);
+        if (f.type == kRecordFinishedRound) ordering.FinishedRound();
+        continue;
+      }
+      const DecodedSample* d = f.decoded != kNotDecoded ? &range.decoded[f.decoded] : nullptr;
+      if (f.time == 0 || f.time == UINT64_MAX) {
+        cb(r, d);
+        continue;
+      }
+      if (!d) {
+        ordering.Push(f.time, r);
+        continue;
+      }
+      QueuedPayload p;
+      p.misc = f.misc;
+      p.size = f.size;
+      p.decoded = true;
+      p.sample = *d;
+      ordering.Push(f.time, r, p);
+    }
+  };
+  // Checks each range's start against where the one before ended, framing it again
+  // from there when the guess was wrong. Returns where the window's records end, or
+  // nullopt after a stop (stats->stopped is then set by the caller's delivery).
+  auto verify = [&](Window* w) -> std::optional<uint64_t> {
+    uint64_t expected = w->begin;
+    for (FramedRange& r : w->ranges) {
+      // No start of its own (no FINISHED_ROUND between its nominal start and the
+      // next's): the range before it frames through to the next one's start.
+      if (r.empty()) continue;
+      if (r.start != expected) frame(0, expected, std::max(r.stop, expected), &r);
+      expected = r.end;
+      if (r.error) return std::nullopt;
+    }
+    return expected;
+  };
+
+  Window windows[2];
+  Window* cur = &windows[0];
+  Window* next = &windows[1];
+  plan(cur, data_begin, 0);
+  auto run_all = [&](Window* w) {
+    if (pr.pool) {
+      pr.pool->Run(w->ranges.size(), [&, w](size_t worker, size_t i) { job(w, worker, i); });
+    } else {
+      for (size_t i = 0; i < w->ranges.size(); ++i) job(w, 0, i);
+    }
+  };
+  if (data_end > data_begin) run_all(cur);
+  bool more = data_end > data_begin;
+  while (more) {
+    const std::optional<uint64_t> end = verify(cur);
+    more = end && *end < data_end;
+    bool started = false;
+    if (more) {
+      plan(next, *end, cur->begin);
+      if (pr.pool && pr.pool->workers() > 1) {
+        pr.pool->Start(next->ranges.size(), [&, w = next](size_t worker, size_t i) { job(w, worker, i); });
+        started = true;
+      }
+    }
+    for (const FramedRange& r : cur->ranges) {
+      if (r.empty()) continue;
+      deliver_range(r);
+      if (r.error) {
+        stats->stopped = r.error;
+        break;
+      }
+    }
+    if (more) {
+      if (started) pr.pool->Finish();
+      else run_all(next);
+      std::swap(cur, next);
+    }
+  }
+  ordering.FlushAll();
+  return Status::Ok();
+}
+
+}  // namespace perflens
