@@ -1,8 +1,18 @@
 #include "base/worker_pool.h"
 
+#include <sched.h>
+
+#include <algorithm>
 #include <system_error>
 
 namespace perflens {
+
+size_t UsableCores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
 
 WorkerPool::WorkerPool(size_t helpers) {
   for (size_t i = 0; i < helpers; ++i) {

@@ -21,6 +21,10 @@
 
 namespace perflens {
 
+// The cores this process may run on (its CPU affinity: `taskset -c 0` gives 1), at
+// least 1; std::thread::hardware_concurrency() counts the machine's instead.
+size_t UsableCores();
+
 class WorkerPool {
  public:
   // Starts `helpers` threads (fewer when the system refuses more; 0 is allowed: Run then

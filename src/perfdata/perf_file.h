@@ -174,11 +174,10 @@ class PerfFile {
   }
   // Errors: ReadRecords'; "not readable in parallel" when !CanReadInParallel().
   Status ReadRecordsParallel(const DecodedRecordCallback& cb, const ParallelRead& pr, ReadStats* stats);
-  // The mean size in bytes of up to 256 records framed from the first FINISHED_ROUND in
-  // the middle megabyte of the data section (0 when none is found there): the framing
-  // share of a read, which is what reading in parallel spreads over the cores. A guess
-  // (the header found may be sample bytes); it touches at most 1 MiB.
-  uint64_t SampledRecordBytes() const;
+  // The mean size in bytes of the first 64 SAMPLE records in the first 4 MiB of the
+  // data section (0: none there, or not a file ReadRecordsParallel reads): how much of
+  // a read is framing, which reading in parallel spreads over the cores.
+  uint64_t MeanSampleBytes() const;
 
   // Tells the reader that the records before file offset `perf_data_offset` have been
   // processed: the resident pages of a mapped file's bytes before it are given back

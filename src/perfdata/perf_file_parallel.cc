@@ -105,19 +105,18 @@ uint64_t FindRoundHeader(const Loader& ld, const uint8_t* bytes, uint64_t base, 
 
 }  // namespace
 
-uint64_t PerfFile::SampledRecordBytes() const {
-  if (!CanReadInParallel() || data_size() == 0) return 0;
-  const Loader& ld = loader();
-  const uint64_t data_begin = data_offset(), data_end = data_offset() + data_size();
-  const uint64_t from = data_begin + data_size() / 2, limit = std::min(data_end, from + (1u << 20));
-  const uint64_t start = FindRoundHeader(ld, file_.data(), data_begin, from, limit);
-  if (start >= limit) return 0;
-  RecordCursor cursor(ld, file_.data(), data_begin, limit, false);
-  cursor.Seek(start);
+uint64_t PerfFile::MeanSampleBytes() const {
+  if (!CanReadInParallel()) return 0;
+  const uint64_t data_begin = data_offset(), limit = data_offset() + std::min<uint64_t>(data_size(), 4u << 20);
+  RecordCursor cursor(loader(), file_.data(), data_begin, limit, false);
   RecordView r;
-  uint64_t n = 0;
-  while (n < 256 && cursor.Next(&r)) ++n;
-  return n ? (cursor.pos() - start) / n : 0;
+  uint64_t n = 0, bytes = 0;
+  while (n < 64 && cursor.Next(&r)) {
+    if (r.type != kRecordSample) continue;
+    ++n;
+    bytes += r.size;
+  }
+  return n ? bytes / n : 0;
 }
 
 Status PerfFile::ReadRecordsParallel(const DecodedRecordCallback& cb, const ParallelRead& pr, ReadStats* stats) {

@@ -201,7 +201,7 @@ std::unique_ptr<Session> Session::Open(PerfFile* file, SessionOptions options) {
   s->unwind_arch32_ = UnwindArchFor(arch, 1);  // PERF_SAMPLE_REGS_ABI_32
   for (size_t i = 0; i < file->evsels().size(); ++i)
     s->unwind_ahead_ |= s->NeedsUnwind(file->evsels()[i]);
-  s->unwind_ahead_ = s->unwind_ahead_ && s->options_.use_threads && std::thread::hardware_concurrency() > 1;
+  s->unwind_ahead_ = s->unwind_ahead_ && s->options_.use_threads && UsableCores() > 1;
   s->frame_source_ = std::make_unique<FrameSource>(s->machine_.get(), s->resolver_.get(), s->options_.max_stack,
                                                    s->options_.inline_frames, s->options_.adjust_return_addresses);
   const SessionOptions& o = s->options_;
@@ -326,14 +326,14 @@ bool Session::UsesParallelRead() const {
     case SessionOptions::ParallelRead::kOn: return true;
     case SessionOptions::ParallelRead::kAuto: break;
   }
-  return options_.use_threads && std::thread::hardware_concurrency() > 1 &&
+  return options_.use_threads && UsableCores() > 1 &&
          file_->data_size() >= options_.parallel_min_bytes &&
-         file_->SampledRecordBytes() >= options_.parallel_min_record_bytes;
+         file_->MeanSampleBytes() >= options_.parallel_min_sample_bytes;
 }
 
 Status Session::ReadParallel() {
   const size_t workers =
-      options_.read_workers ? options_.read_workers : std::max<size_t>(1, std::thread::hardware_concurrency());
+      options_.read_workers ? options_.read_workers : std::min<size_t>(UsableCores(), 16);
   WorkerPool pool(workers - 1);
   std::vector<Sample> scratch(pool.workers());
   PerfFile::ParallelRead pr;
@@ -714,7 +714,7 @@ void Session::StartUnwindAhead(AheadRun& run, const std::vector<RecordView>& rec
   }
   run.changes_threads.store(false, std::memory_order_relaxed);
   if (!unwind_pool_) {
-    const size_t cores = std::max(2u, std::thread::hardware_concurrency());
+    const size_t cores = std::max<size_t>(2, UsableCores());
     unwind_pool_ = std::make_unique<WorkerPool>(std::min<size_t>(cores - 1, 15));
     for (size_t w = 0; w < unwind_pool_->workers(); ++w)
       pool_unwinders_.push_back(std::make_unique<Unwinder>(symbolizer_.get(), cfi_sources_.get()));

@@ -304,8 +304,9 @@ struct SessionOptions {
   bool use_threads = true;       // a reading thread beside the resolving one
   // Coalesced samples (flat reports) of a mapped file: frame and decode the data
   // section on every core (PerfFile::ReadRecordsParallel) instead of on one reading
-  // thread. kAuto: with use_threads, at least two cores, parallel_min_bytes of data and
-  // records of parallel_min_record_bytes on average (PerfFile::SampledRecordBytes):
+  // thread. kAuto: with use_threads, at least two usable cores (UsableCores: the
+  // affinity's), parallel_min_bytes of data and
+  // samples of parallel_min_sample_bytes on average (PerfFile::MeanSampleBytes):
   // the ordering stays on the resolving thread, so the parallel read pays where framing
   // large records is the cost (deep callchains, DWARF stacks), not on small samples,
   // which the reading thread beside the resolving one already keeps up with. The output
@@ -314,8 +315,8 @@ struct SessionOptions {
   enum class ParallelRead { kAuto, kOff, kOn };
   ParallelRead parallel_read = ParallelRead::kAuto;
   uint64_t parallel_min_bytes = 4u << 20;
-  uint64_t parallel_min_record_bytes = 256;
-  size_t read_workers = 0;        // workers of the parallel read (caller included); 0: one per core
+  uint64_t parallel_min_sample_bytes = 256;
+  size_t read_workers = 0;        // workers of the parallel read (caller included); 0: one per usable core, up to 16
   uint64_t read_window_bytes = 0;  // PerfFile::ParallelRead's (tests: small windows); 0: its default
   uint64_t read_range_bytes = 0;
   bool consumer_thread = false;  // and consumers on a third (not with coalesce)
