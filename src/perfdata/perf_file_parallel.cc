@@ -299,12 +299,15 @@ Status PerfFile::ReadRecordsParallel(const DecodedRecordCallback& cb, const Para
   };
   if (data_end > data_begin) run_all(cur);
   bool more = data_end > data_begin;
+  uint64_t previous_begin = 0;  // the window delivered before cur
   while (more) {
     const std::optional<uint64_t> end = verify(cur);
     more = end && *end < data_end;
     bool started = false;
     if (more) {
-      plan(next, *end, cur->begin);
+      // The pages of the windows before the previous one go back: records of the
+      // previous one may still be queued (they would be read again from the page cache).
+      plan(next, *end, previous_begin);
       if (pr.pool && pr.pool->workers() > 1) {
         pr.pool->Start(next->ranges.size(), [&, w = next](size_t worker, size_t i) { job(w, worker, i); });
         started = true;
@@ -321,6 +324,7 @@ Status PerfFile::ReadRecordsParallel(const DecodedRecordCallback& cb, const Para
     if (more) {
       if (started) pr.pool->Finish();
       else run_all(next);
+      previous_begin = cur->begin;
       std::swap(cur, next);
     }
   }

@@ -3,12 +3,12 @@
 #include <sys/utsname.h>
 
 #include <algorithm>
-#include <cstring>
-#include <type_traits>
 #include <condition_variable>
+#include <cstring>
 #include <mutex>
 #include <system_error>
 #include <thread>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -540,6 +540,7 @@ void Session::AddSummed(std::span<const SummedSample> samples) {
     if (NeedsFor(k.evsel).location || !options_.filter.empty()) location = Locate(thread, k.cpumode, k.ip, &sk.deferred);
     sk.no_map = !location.dso;
     sk.no_symbol = location.dso && !location.sym;
+    if (sk.no_symbol) sk.dso = location.dso;
     sk.filtered = options_.filter.ByThread(*thread) || options_.filter.ByLocation(location);
     if (sk.filtered && !options_.deliver_filtered) continue;  // counted at the flush, never delivered
     ResolvedSample rs;
@@ -589,7 +590,7 @@ void Session::FlushSums() {
     const SampleSums::Entry& e = entries[i];
     const SummedKey& sk = summed_[i];
     if (sk.no_map) counters_.nr_no_map += e.nr_samples;
-    else if (sk.no_symbol) counters_.nr_no_symbol += e.nr_samples;
+    else if (sk.no_symbol) CountNoSymbol(sk.dso, e.nr_samples);
     if (sk.deferred) sk.deferred->nr_samples += e.nr_samples;
     if (sk.filtered && !options_.deliver_filtered) {
       counters_.nr_filtered += e.nr_samples;
@@ -847,7 +848,7 @@ void Session::ProcessDecoded(const Sample& s, const Evsel& sample_evsel, uint64_
     DeferredSymbol* deferred = nullptr;
     rs.location = Locate(thread, cpumode, s.ip, &deferred);
     if (!rs.location.dso) ++counters_.nr_no_map;
-    else if (!rs.location.sym) ++counters_.nr_no_symbol;
+    else if (!rs.location.sym) CountNoSymbol(rs.location.dso, 1);
     if (deferred) ++deferred->nr_samples;
   }
   if (filter.hide_unresolved && !rs.location.sym) {  // -U: perf drops it before the histograms
@@ -956,10 +957,19 @@ void Session::FinishDeferred() {
   std::unordered_map<const Symbol*, const Symbol*> real;
   for (DeferredSymbol& d : deferred_) {
     const Symbol* sym = resolver_->FindSymbol(d.dso, d.placeholder.start);
-    if (!sym) counters_.nr_no_symbol += d.nr_samples;
+    if (!sym && d.nr_samples) CountNoSymbol(d.dso, d.nr_samples);
     real.emplace(&d.placeholder, sym);
   }
   for (SampleConsumer* c : consumers_) c->ReplaceSymbols(real);
+}
+
+void Session::CountNoSymbol(const Dso* dso, uint64_t n) {
+  counters_.nr_no_symbol += n;
+  if (dso != last_no_symbol_dso_ || !last_no_symbol_count_) {
+    last_no_symbol_dso_ = dso;
+    last_no_symbol_count_ = &no_symbol_by_dso_[dso];  // unordered_map: the value does not move
+  }
+  *last_no_symbol_count_ += n;
 }
 
 std::vector<std::string> Session::ProblemLines() const {
@@ -971,9 +981,21 @@ std::vector<std::string> Session::ProblemLines() const {
   if (c.nr_no_map)
     lines.push_back(fmt::format("{:.1f}% ({}/{}) samples in no map ([unknown])", pct(c.nr_no_map), c.nr_no_map,
                                 c.nr_samples));
-  if (c.nr_no_symbol)
-    lines.push_back(fmt::format("{:.1f}% ({}/{}) samples in a DSO without a symbol there", pct(c.nr_no_symbol),
-                                c.nr_no_symbol, c.nr_samples));
+  if (c.nr_no_symbol) {
+    // Which DSOs: the three with the most such samples (a missing debug file or a
+    // stripped binary is then named), by count, then name.
+    std::vector<std::pair<uint64_t, std::string>> by_count;
+    for (const auto& [dso, n] : no_symbol_by_dso_)
+      if (n) by_count.push_back({n, dso ? dso->short_name() : std::string("?")});
+    std::sort(by_count.begin(), by_count.end(),
+              [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+    std::string which;
+    for (size_t i = 0; i < by_count.size() && i < 3; ++i)
+      which += fmt::format("{}{} {}", i ? ", " : "", by_count[i].second, by_count[i].first);
+    if (by_count.size() > 3) which += fmt::format(", {} more DSOs", by_count.size() - 3);
+    lines.push_back(fmt::format("{:.1f}% ({}/{}) samples in a DSO without a symbol there{}", pct(c.nr_no_symbol),
+                                c.nr_no_symbol, c.nr_samples, which.empty() ? "" : " (" + which + ")"));
+  }
   c.AppendSummary(&lines);
   if (std::string line = UnwindStopsLine(); !line.empty()) lines.push_back(std::move(line));
   for (std::string& line : ModelNotes()) lines.push_back(std::move(line));

@@ -369,6 +369,7 @@ class Session {
   };
   struct SummedKey {  // what sums_.entries()[i] resolved to when first added
     DeferredSymbol* deferred = nullptr;
+    const Dso* dso = nullptr;  // of a no_symbol key (CountNoSymbol)
     uint32_t unslotted = UINT32_MAX;  // index in unslotted_ when a consumer took no slot
     bool no_map = false, no_symbol = false, filtered = false;
   };
@@ -382,6 +383,12 @@ class Session {
   // while this one's last is processed (nullptr: never; *next stays nullptr when not).
   void HandleReadBatch(const ReadBatch& rb, ReadBatch** next_batch = nullptr);
   void HandleRecord(const RecordView& r);
+  // Counts `n` samples in `dso` whose address has no symbol there (nr_no_symbol and the
+  // per-DSO counts ProblemLines names).
+  void CountNoSymbol(const Dso* dso, uint64_t n);
+  std::unordered_map<const Dso*, uint64_t> no_symbol_by_dso_;
+  const Dso* last_no_symbol_dso_ = nullptr;  // and its count, for runs of one DSO
+  uint64_t* last_no_symbol_count_ = nullptr;
   // Whether Run reads with PerfFile::ReadRecordsParallel (SessionOptions::parallel_read).
   bool UsesParallelRead() const;
   // Run's read of a coalescing session on every core.

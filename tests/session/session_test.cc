@@ -315,5 +315,45 @@ TEST_F(ParallelReadSessionTest, SameSumsKeysAndCountsAsOneThread) {
       }
 }
 
+// "samples in a DSO without a symbol there" names the DSOs, most such samples first,
+// whether the samples are summed or delivered one by one.
+TEST_F(SessionTest, NoSymbolLineNamesTheDsos) {
+  PerfDataWriter w;
+  EventAttr a;
+  a.type = 1;
+  a.size = 128;
+  a.sample_type = kSampleIp | kSampleTid | kSamplePeriod;
+  a.sample_period = 1000;
+  w.AddAttr(a);
+  w.Comm(pid_, pid_, "first");
+  w.Mmap(pid_, pid_, kBase, 0x1000, 0, "//anon");
+  w.Mmap(pid_, pid_, 0x500000, 0x1000, 0, "/nonexistent-perflens/libnothing.so");
+  for (uint64_t ip : {kBase + 0x900, kBase + 0x904, kBase + 0x200, uint64_t{0x500010}, kBase + 0x908}) {
+    SampleFields s;
+    s.pid = s.tid = pid_;
+    s.period = 1;
+    s.ip = ip;
+    w.Sample(0, s);
+  }
+  bytes_ = w.Finish();
+  for (bool coalesce : {false, true}) {
+    auto file = PerfFile::FromBytes(MappedFile::FromBuffer(bytes_));
+    ASSERT_TRUE(file.ok());
+    SessionOptions o;
+    o.coalesce = coalesce;
+    auto session = Session::Open(file->get(), std::move(o));
+    Recorder r;
+    session->AddConsumer(&r);
+    ASSERT_TRUE(session->Run().ok());
+    std::string all;
+    for (const std::string& l : session->ProblemLines()) all += l + "\n";
+    // The JIT map's DSO has perf's name for it, "[JIT] tid PID".
+    EXPECT_NE(all.find("80.0% (4/5) samples in a DSO without a symbol there ([JIT] tid " + std::to_string(pid_) +
+                       " 3, libnothing.so 1)"),
+              std::string::npos)
+        << "coalesce " << coalesce << ": " << all;
+  }
+}
+
 }  // namespace
 }  // namespace perflens
