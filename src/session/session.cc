@@ -352,13 +352,7 @@ Status Session::ReadParallel() {
     const Evsel* ev = nullptr;
     if (file_->ParseSampleBasics(r, &b, &ev, &scratch[worker]) != SampleError::kNone || !ev) return false;
     SummedSample s;
-    s.key.ip = b.ip;
-    s.key.pid = b.pid;
-    s.key.tid = b.tid;
-    s.key.cpu = by_cpu ? b.cpu : 0;
-    s.key.evsel = static_cast<uint16_t>(ev->index);
-    s.key.cpumode = r.cpumode();
-    s.period = b.period;
+    FillSummed(b, *ev, r.cpumode(), by_cpu, &s);
     std::memcpy(out->bytes, &s, sizeof s);
     return true;
   };
@@ -510,16 +504,20 @@ void Session::HandleReadBatch(const ReadBatch& rb, ReadBatch** next_batch) {
   AddSummed({run, n});
 }
 
+void Session::FillSummed(const SampleBasics& b, const Evsel& ev, uint16_t cpumode, bool by_cpu, SummedSample* out) {
+  out->key.ip = b.ip;
+  out->key.pid = b.pid;
+  out->key.tid = b.tid;
+  out->key.cpu = by_cpu ? b.cpu : 0;
+  out->key.evsel = static_cast<uint16_t>(ev.index);
+  out->key.cpumode = cpumode;
+  out->period = b.period;
+}
+
 bool Session::DecodeSummed(const RecordView& r, SampleBasics* basics, SummedSample* out) {
   const Evsel* ev = nullptr;
   if (!counters_.ParseBasics(*file_, r, basics, &ev, &sample_)) return false;
-  out->key.ip = basics->ip;
-  out->key.pid = basics->pid;
-  out->key.tid = basics->tid;
-  out->key.cpu = options_.coalesce_by_cpu ? basics->cpu : 0;
-  out->key.evsel = static_cast<uint16_t>(ev->index);
-  out->key.cpumode = r.cpumode();
-  out->period = basics->period;
+  FillSummed(*basics, *ev, r.cpumode(), options_.coalesce_by_cpu, out);
   return true;
 }
 

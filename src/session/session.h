@@ -410,6 +410,8 @@ class Session {
   void FillSample(const Thread* thread, uint32_t evsel, uint16_t cpumode, uint32_t sample_pid, uint32_t cpu,
                   uint64_t ip, ResolvedSample* rs);
   bool DecodeSummed(const RecordView& r, SampleBasics* basics, SummedSample* out);
+  // The key and period of a decoded sample of `ev` (`by_cpu`: coalesce_by_cpu).
+  static void FillSummed(const SampleBasics& b, const Evsel& ev, uint16_t cpumode, bool by_cpu, SummedSample* out);
   void AddSummed(std::span<const SummedSample> samples);
   void FlushSums();
   // The location of `ip`, its kernel symbol deferred while kallsyms loads when allowed

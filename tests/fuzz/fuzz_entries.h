@@ -27,6 +27,7 @@
 #include "base/worker_pool.h"
 #include "base/text_escape.h"
 #include "fuzz/fuzz_invariants.h"
+#include "testutil/read_stats_text.h"
 #include "perfdata/features.h"
 #include "perfdata/perf_event.h"
 #include "perfdata/perf_file.h"
@@ -169,18 +170,6 @@ inline void CheckCounts(const Delivered& d, const ReadStats& stats, Invariants* 
       return;
 }
 
-// ReadStats as text, to compare two reads of one file.
-inline std::string ReadStatsText(const ReadStats& s) {
-  std::string out = fmt::format("total {} unknown {} {}@{:#x} unordered {} comp {} decomp {} bad {} stop [{}]",
-                                s.nr_records_total, s.nr_unknown_records, s.first_unknown_type,
-                                s.first_unknown_offset, s.nr_unordered, s.compressed_bytes, s.decompressed_bytes,
-                                s.nr_bad_records, s.stopped ? s.stopped->message : "");
-  for (const std::string& w : s.warnings) out += " [" + w + "]";
-  for (size_t i = 0; i < std::size(s.nr_records); ++i)
-    if (s.nr_records[i]) out += fmt::format(" t{}={}", i, s.nr_records[i]);
-  return out;
-}
-
 // ReadRecordsParallel against ReadRecords on one file (the ordered read's records and
 // stats): the same records in the same order, the same stats, each decoded sample
 // decoded from its own record. Windows and ranges of 64 bytes and more cut the input
@@ -227,8 +216,8 @@ inline void CheckParallelRead(const uint8_t* data, size_t size, uint64_t cap,
         },
         pr, &stats);
     if (!inv->Expect(s.ok(), "parallel read failed: {}", s.ok() ? "" : s.error().message)) return;
-    inv->Expect(ReadStatsText(stats) == ReadStatsText(want_stats), "parallel read (window {}): {}; one thread: {}",
-                window, ReadStatsText(stats), ReadStatsText(want_stats));
+    inv->Expect(testutil::ReadStatsText(stats) == testutil::ReadStatsText(want_stats), "parallel read (window {}): {}; one thread: {}",
+                window, testutil::ReadStatsText(stats), testutil::ReadStatsText(want_stats));
     if (!inv->Expect(got == want, "parallel read (window {}): {} records; one thread: {}", window, got.size(),
                      want.size()))
       return;

@@ -17,6 +17,7 @@
 
 #include "base/worker_pool.h"
 #include "perfdata/perf_file.h"
+#include "testutil/read_stats_text.h"
 
 namespace perflens {
 namespace {
@@ -124,16 +125,6 @@ TEST_P(CorpusTest, ReadsTheSameInParallel) {
   if (c.file.empty()) GTEST_SKIP() << "no corpus manifest at " << CorpusDir();
   const std::string path = CorpusDir() + "/" + c.file;
   if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " is absent";
-  auto describe = [](const ReadStats& s) {
-    std::string out = fmt::format("total {} unknown {} {}@{:#x} unordered {} comp {} decomp {} bad {} stop [{}]",
-                                  s.nr_records_total, s.nr_unknown_records, s.first_unknown_type,
-                                  s.first_unknown_offset, s.nr_unordered, s.compressed_bytes, s.decompressed_bytes,
-                                  s.nr_bad_records, s.stopped ? s.stopped->message : "");
-    for (const std::string& w : s.warnings) out += " [" + w + "]";
-    for (size_t i = 0; i < std::size(s.nr_records); ++i)
-      if (s.nr_records[i]) out += fmt::format(" t{}={}", i, s.nr_records[i]);
-    return out;
-  };
   auto f = PerfFile::Open(path);
   ASSERT_TRUE(f.ok()) << f.error().message;
   if (!(*f)->CanReadInParallel()) GTEST_SKIP() << "a pipe-mode file or a directory: read on one thread";
@@ -165,7 +156,7 @@ TEST_P(CorpusTest, ReadsTheSameInParallel) {
                         },
                         pr, &got_stats)
                     .ok());
-    EXPECT_EQ(describe(got_stats), describe(want_stats));
+    EXPECT_EQ(testutil::ReadStatsText(got_stats), testutil::ReadStatsText(want_stats));
     EXPECT_TRUE(got == want) << got.size() << " records, " << want.size() << " read on one thread";
     // Every sample comes decoded, but those from COMPRESSED data (decompressed in order).
     if (want_stats.compressed_bytes == 0) {

@@ -17,6 +17,7 @@
 #include "perfdata/perf_file.h"
 #include "testutil/perf_data_writer.h"
 #include "testutil/read_records.h"
+#include "testutil/read_stats_text.h"
 
 namespace perflens {
 namespace {
@@ -43,18 +44,6 @@ struct Delivered {
   bool operator==(const Delivered&) const = default;
 };
 
-std::string Describe(const ReadStats& s) {
-  std::string out = fmt::format("total {} unknown_type {} unknown {} first_unknown {}@{:#x} unordered {} comp {} "
-                                "decomp {} bad {} stopped [{}] warnings",
-                                s.nr_records_total, s.nr_unknown_type, s.nr_unknown_records, s.first_unknown_type,
-                                s.first_unknown_offset, s.nr_unordered, s.compressed_bytes, s.decompressed_bytes,
-                                s.nr_bad_records, s.stopped ? s.stopped->message : "");
-  for (const std::string& w : s.warnings) out += " [" + w + "]";
-  for (size_t i = 0; i < std::size(s.nr_records); ++i)
-    if (s.nr_records[i]) out += fmt::format(" t{}={}", i, s.nr_records[i]);
-  return out;
-}
-
 struct ReadOut {
   std::vector<Delivered> records;
   std::string stats;
@@ -69,7 +58,7 @@ ReadOut ReadSequential(PerfFile& f) {
       },
       &st);
   EXPECT_TRUE(s.ok());
-  out.stats = Describe(st);
+  out.stats = testutil::ReadStatsText(st);
   return out;
 }
 
@@ -111,7 +100,7 @@ ReadOut ReadParallel(PerfFile& f, size_t workers, uint64_t window, uint64_t rang
       },
       pr, &st);
   EXPECT_TRUE(s.ok());
-  out.stats = Describe(st);
+  out.stats = testutil::ReadStatsText(st);
   return out;
 }
 
