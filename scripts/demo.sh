@@ -4,7 +4,8 @@
 #
 #   bash scripts/demo.sh [BUILD_DIR]        (default: build)
 #
-# Output goes to /tmp/perflens-demo (override with DEMO_DIR).
+# Output goes to /tmp/perflens-demo (override with DEMO_DIR); the build uses JOBS
+# parallel jobs (default 2).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
