@@ -46,13 +46,31 @@ let daemon = null;
 try {
   if (input) {
     // The daemon is started here and polled: `profiler-cli load` gives the daemon it
-    // starts 500 ms to listen, which a loaded 2-core machine can miss.
+    // starts 500 ms to listen, which a loaded 2-core machine can miss. No client runs
+    // before the daemon has published its session metadata (complete JSON, written
+    // once it listens): a client that finds no metadata removes the session's files,
+    // and one racing the daemon's start removes what the daemon just wrote, leaving it
+    // unreachable for good.
     daemon = spawn(process.execPath, [cli, '--daemon', resolve(profilePath), '--session', session],
                    { env, stdio: 'ignore' });
+    const published = () => {
+      try {
+        JSON.parse(readFileSync(join(sessionDir, session + '.json'), 'utf8'));
+        return true;
+      } catch {
+        return false;
+      }
+    };
     let loaded = false;
     let lastError = '';
     const deadline = Date.now() + 120000;
-    while (Date.now() < deadline && daemon.exitCode === null) {
+    const running = () => daemon.exitCode === null && daemon.signalCode === null;
+    while (Date.now() < deadline && running()) {
+      if (!published()) {
+        lastError = 'the daemon published no session metadata';
+        await new Promise((r) => setTimeout(r, 100));
+        continue;
+      }
       try {
         pq('status');
         loaded = true;
@@ -62,6 +80,13 @@ try {
         if (/Profile load failed/.test(lastError)) break;
         await new Promise((r) => setTimeout(r, 200));  // not listening or still loading
       }
+    }
+    if (!loaded && !running()) {
+      let why = '';
+      try {
+        why = readFileSync(join(sessionDir, session + '.error'), 'utf8');
+      } catch {}
+      lastError = `the daemon exited (${daemon.exitCode ?? daemon.signalCode}) ${why}`;
     }
     check(loaded, 'the Firefox Profiler could not load the profile: ' + lastError.trim());
     if (loaded) {
