@@ -12,6 +12,7 @@
 #include "perfdata/decompressor.h"
 #include "perfdata/perf_event.h"
 #include "perfdata/record_cursor.h"
+#include "perfdata/record_dispatch.h"
 #include "perfdata/record_ordering.h"
 
 namespace perflens {
@@ -221,35 +222,9 @@ Status PerfFile::ReadRecords(const RecordCallback& cb, ReadStats* stats) {
   RecordOrdering ordering([&cb](const RecordView& r) { cb(r); }, &pool, options_.max_queued_bytes, stats,
                           streaming() ? nullptr : file_.data(), ld);
 
-  auto count = [&](const RecordView& r) { CountRecord(r, stats); };
-  auto deliver = [&](const RecordView& r) { cb(r); };
-
-  // Time of a sample of the only evsel, inline (RecordTime runs for every record).
-  const uint32_t single_time_off = SingleTimeOffset();
-  // A generic lambda given itself (not a std::function: an indirect call per record),
-  // so that decompressed records come back through it.
-  auto dispatch_impl = [&](const RecordView& r, auto& self) -> void {
-    count(r);
-    if (r.type >= 64) {
-      if (r.type == kRecordFinishedRound) {
-        deliver(r);
-        if (ordered && !directory_) ordering.FinishedRound();
-        return;
-      }
-      if (r.type == kRecordCompressed || r.type == kRecordCompressed2) {
-        deliver(r);
-        decompressor.Decompress(r, &pool, stats, [&](const RecordView& in) { self(in, self); });
-        return;
-      }
-      deliver(r);
-      return;
-    }
-    if (!ordered) return deliver(r);
-    const uint64_t t = OrderingTime(r, single_time_off);
-    if (t == 0 || t == UINT64_MAX) return deliver(r);
-    ordering.Push(t, r);
-  };
-  auto dispatch = [&](const RecordView& r) { dispatch_impl(r, dispatch_impl); };
+  auto deliver = [&cb](const RecordView& r) { cb(r); };
+  Dispatcher<decltype(deliver), decltype(ordering)> dispatch(*this, deliver, ordered ? &ordering : nullptr, !directory_,
+                                                             &decompressor, &pool, stats);
 
   if (!streaming()) {
     RecordCursor cursor(ld, file_.data(), data_offset(), data_offset() + data_size(), pipe_mode());

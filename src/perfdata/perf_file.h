@@ -163,6 +163,10 @@ class PerfFile {
     // ranges per worker of at least range_bytes (at least 64) each.
     uint64_t window_bytes = 16u << 20;
     uint64_t range_bytes = 64u << 10;
+    // Records framed per window, about this many at most (32 bytes each are kept until
+    // delivered): after a window that held more, the next one's bytes are what this
+    // many records took there. The first window is a quarter of window_bytes.
+    uint64_t window_records = 256u << 10;
   };
   // `decoded`: the sample's decoding, or nullptr. A decoded sample's RecordView has its
   // header fields and position but its bytes were not read again.
@@ -174,10 +178,16 @@ class PerfFile {
   }
   // Errors: ReadRecords'; "not readable in parallel" when !CanReadInParallel().
   Status ReadRecordsParallel(const DecodedRecordCallback& cb, const ParallelRead& pr, ReadStats* stats);
-  // The mean size in bytes of the first 64 SAMPLE records in the first 4 MiB of the
-  // data section (0: none there, or not a file ReadRecordsParallel reads): how much of
-  // a read is framing, which reading in parallel spreads over the cores.
-  uint64_t MeanSampleBytes() const;
+  // What the first 4 MiB of the data section say about reading it in parallel (all
+  // zero for a file ReadRecordsParallel does not read): the mean size in bytes of its
+  // first 64 SAMPLE records (0: none there) — how much of a read is framing, which
+  // reading in parallel spreads over the cores — and whether a FINISHED_ROUND is there:
+  // without one a window is not cut into ranges, and one worker frames it all.
+  struct ParallelReadProbe {
+    uint64_t mean_sample_bytes = 0;
+    bool has_round = false;
+  };
+  ParallelReadProbe ProbeParallelRead() const;
 
   // Tells the reader that the records before file offset `perf_data_offset` have been
   // processed: the resident pages of a mapped file's bytes before it are given back
@@ -190,6 +200,9 @@ class PerfFile {
 
  private:
   PerfFile() = default;
+  // ReadRecords' handling of one framed record (record_dispatch.h).
+  template <typename Deliver, typename Ordering>
+  class Dispatcher;
   // Counts `r` in stats (by type; unknown types).
   static void CountRecord(const RecordView& r, ReadStats* stats);
   // The time a kernel record (type < 64) is ordered by: RecordTime, read inline for a

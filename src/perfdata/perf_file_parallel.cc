@@ -19,6 +19,7 @@
 #include "perfdata/decompressor.h"
 #include "perfdata/perf_file.h"
 #include "perfdata/record_cursor.h"
+#include "perfdata/record_dispatch.h"
 #include "perfdata/record_ordering.h"
 
 namespace perflens {
@@ -37,10 +38,13 @@ struct FramedRecord {
 };
 
 struct FramedRange {
-  uint64_t nominal = 0;  // where its start was looked for
-  uint64_t start = 0;    // its first record (a guess until the range before ends there)
-  uint64_t stop = 0;     // it holds the records that start before this
-  uint64_t end = 0;      // where the record after its last one starts (the data end at the end)
+  uint64_t nominal = 0;     // where its start was looked for
+  uint64_t round_from = 0;  // the next range's nominal start (the window's end for the last)
+  uint64_t start = 0;       // its first record (a guess until the range before ends there)
+  // Where the record after its last one starts (the data end at the end): the first
+  // FINISHED_ROUND at or after round_from, or the first record at or after the window's
+  // end, whichever comes first.
+  uint64_t end = 0;
   std::vector<FramedRecord> records;
   std::vector<PerfFile::DecodedSample> decoded;
   std::optional<Error> error;  // framing stopped inside the range; its records are the last
@@ -48,7 +52,6 @@ struct FramedRange {
   // COMPRESSED data, whose records are counted in order on delivery with the rest.
   ReadStats counts;
   bool compressed = false;
-  bool empty() const { return start >= stop; }
 };
 
 struct Window {
@@ -105,18 +108,21 @@ uint64_t FindRoundHeader(const Loader& ld, const uint8_t* bytes, uint64_t base, 
 
 }  // namespace
 
-uint64_t PerfFile::MeanSampleBytes() const {
-  if (!CanReadInParallel()) return 0;
+PerfFile::ParallelReadProbe PerfFile::ProbeParallelRead() const {
+  ParallelReadProbe probe;
+  if (!CanReadInParallel()) return probe;
   const uint64_t data_begin = data_offset(), limit = data_offset() + std::min<uint64_t>(data_size(), 4u << 20);
   RecordCursor cursor(loader(), file_.data(), data_begin, limit, false);
   RecordView r;
   uint64_t n = 0, bytes = 0;
-  while (n < 64 && cursor.Next(&r)) {
-    if (r.type != kRecordSample) continue;
+  while ((n < 64 || !probe.has_round) && cursor.Next(&r)) {
+    if (r.type == kRecordFinishedRound) probe.has_round = true;
+    if (r.type != kRecordSample || n == 64) continue;
     ++n;
     bytes += r.size;
   }
-  return n ? bytes / n : 0;
+  probe.mean_sample_bytes = n ? bytes / n : 0;
+  return probe;
 }
 
 Status PerfFile::ReadRecordsParallel(const DecodedRecordCallback& cb, const ParallelRead& pr, ReadStats* stats) {
@@ -129,10 +135,10 @@ Status PerfFile::ReadRecordsParallel(const DecodedRecordCallback& cb, const Para
   const uint64_t window_bytes = std::max<uint64_t>(pr.window_bytes, 64);
   const uint64_t range_bytes = std::max<uint64_t>(pr.range_bytes, 64);
 
-  // Frames the records of [start, stop) into *r (worker `worker`).
-  auto frame = [&](size_t worker, uint64_t start, uint64_t stop, FramedRange* r) {
+  // Frames the records of *r from `start` (worker `worker`) up to r->round_from's round
+  // or `window_end`.
+  auto frame = [&](size_t worker, uint64_t start, uint64_t window_end, FramedRange* r) {
     r->start = start;
-    r->stop = stop;
     r->end = data_end;
     r->records.clear();
     r->decoded.clear();
@@ -141,7 +147,8 @@ Status PerfFile::ReadRecordsParallel(const DecodedRecordCallback& cb, const Para
     r->compressed = false;
     // Room for records of 64 bytes on average, so that most ranges never grow their
     // vectors (a copy, and fresh pages, per doubling).
-    const size_t guess = static_cast<size_t>(std::min<uint64_t>((stop - start) / 64, 1u << 20));
+    const size_t guess =
+        static_cast<size_t>(std::min<uint64_t>((std::max(r->round_from, start) - start) / 64, 1u << 20));
     if (r->records.capacity() < guess) r->records.reserve(guess);
     if (r->decoded.capacity() < guess) r->decoded.reserve(guess);
     RecordCursor cursor(ld, bytes, data_begin, data_end, false);
@@ -150,14 +157,15 @@ Status PerfFile::ReadRecordsParallel(const DecodedRecordCallback& cb, const Para
     for (;;) {
       const uint64_t at = cursor.pos();
       if (!cursor.Next(&v)) {
-        // A record that cannot be framed is the next range's if it starts there.
+        // A record that cannot be framed is the next window's if it starts there.
         if (cursor.error()) {
-          if (at >= stop) r->end = at;
+          if (at >= window_end) r->end = at;
           else r->error = cursor.error();
         }
         return;
       }
-      if (v.perf_data_offset >= stop) {
+      if (v.perf_data_offset >= window_end ||
+          (v.type == kRecordFinishedRound && v.perf_data_offset >= r->round_from)) {
         r->end = v.perf_data_offset;
         return;
       }
@@ -184,33 +192,23 @@ Status PerfFile::ReadRecordsParallel(const DecodedRecordCallback& cb, const Para
       }
     }
   };
-  auto plan = [&](Window* w, uint64_t begin, uint64_t drop_below) {
+  auto plan = [&](Window* w, uint64_t begin, uint64_t drop_below, uint64_t bytes) {
     w->begin = begin;
-    w->end = std::min(data_end, begin + std::min(window_bytes, data_end - begin));
+    w->end = std::min(data_end, begin + std::min(bytes, data_end - begin));
     w->drop_below = drop_below;
     const uint64_t len = w->end - w->begin;
     const size_t n = static_cast<size_t>(std::clamp<uint64_t>(len / range_bytes, 1, 2 * workers));
     w->ranges.resize(n);
     for (size_t i = 0; i < n; ++i) w->ranges[i].nominal = begin + len * i / n;
+    for (size_t i = 0; i < n; ++i) w->ranges[i].round_from = i + 1 < n ? w->ranges[i + 1].nominal : w->end;
   };
-  // Range i of *w: find its start and its stop, frame it.
+  // Range i of *w: find its start, frame it. (A range whose start is at or past the
+  // next one's nominal start frames nothing: that FINISHED_ROUND ends it.)
   auto job = [&](Window* w, size_t worker, size_t i) {
     if (i == 0 && w->drop_below > 0) DropProcessedBytes(w->drop_below);
     FramedRange& r = w->ranges[i];
     const uint64_t start = i == 0 ? w->begin : FindRoundHeader(ld, bytes, data_begin, r.nominal, w->end);
-    const uint64_t stop =
-        i + 1 < w->ranges.size() ? FindRoundHeader(ld, bytes, data_begin, w->ranges[i + 1].nominal, w->end) : w->end;
-    if (start >= stop) {
-      r.start = start;
-      r.stop = stop;
-      r.records.clear();
-      r.decoded.clear();
-      r.error.reset();
-      r.counts = ReadStats{};
-      r.compressed = false;
-      return;
-    }
-    frame(worker, start, stop, &r);
+    frame(worker, start, w->end, &r);
   };
 
   ChunkPool pool;
@@ -218,20 +216,11 @@ Status PerfFile::ReadRecordsParallel(const DecodedRecordCallback& cb, const Para
   auto deliver_queued = [&cb](const RecordView& r, const QueuedPayload& p) { cb(r, p.decoded ? &p.sample : nullptr); };
   RecordOrdering<decltype(deliver_queued), QueuedPayload> ordering(deliver_queued, &pool, options_.max_queued_bytes,
                                                                    stats, bytes, ld);
-  // Records from COMPRESSED data: ReadRecords' dispatch (not decoded ahead).
-  auto dispatch_inner = [&](const RecordView& r, auto& self) -> void {
-    CountRecord(r, stats);
-    if (r.type >= 64) {
-      cb(r, nullptr);
-      if (r.type == kRecordFinishedRound) ordering.FinishedRound();
-      else if (r.type == kRecordCompressed || r.type == kRecordCompressed2)
-        decompressor.Decompress(r, &pool, stats, [&](const RecordView& in) { self(in, self); });
-      return;
-    }
-    const uint64_t t = OrderingTime(r, single_time_off);
-    if (t == 0 || t == UINT64_MAX) return cb(r, nullptr);
-    ordering.Push(t, r);
-  };
+  // User records and the records in COMPRESSED data: ReadRecords' dispatch (the latter
+  // not decoded ahead).
+  auto deliver_undecoded = [&cb](const RecordView& r) { cb(r, nullptr); };
+  Dispatcher<decltype(deliver_undecoded), decltype(ordering)> dispatch(*this, deliver_undecoded, &ordering, true,
+                                                                       &decompressor, &pool, stats);
   // The records of one verified range, in file order, as ReadRecords dispatches them.
   auto deliver_range = [&](const FramedRange& range) {
     if (!range.compressed) AddCounts(range.counts, stats);
@@ -242,17 +231,14 @@ Status PerfFile::ReadRecordsParallel(const DecodedRecordCallback& cb, const Para
       r.size = f.size;
       r.data = bytes + f.offset;
       r.perf_data_offset = f.offset;
-      if (range.compressed) {
-        if (f.type >= 64) {
-          dispatch_inner(r, dispatch_inner);
-          continue;
-        }
-        CountRecord(r, stats);
-      } else if (f.type >= 64) {
-        cb(r, nullptr);
-        if (f.type == kRecordFinishedRound) ordering.FinishedRound();
+      if (f.type >= 64) {
+        // Counted by the worker, unless the range holds COMPRESSED data: then its
+        // records are counted here, in order with what decompresses.
+        if (range.compressed) dispatch(r);
+        else dispatch.User(r);
         continue;
       }
+      if (range.compressed) CountRecord(r, stats);
       const DecodedSample* d = f.decoded != kNotDecoded ? &range.decoded[f.decoded] : nullptr;
       if (f.time == 0 || f.time == UINT64_MAX) {
         cb(r, d);
@@ -276,20 +262,26 @@ Status PerfFile::ReadRecordsParallel(const DecodedRecordCallback& cb, const Para
   auto verify = [&](Window* w) -> std::optional<uint64_t> {
     uint64_t expected = w->begin;
     for (FramedRange& r : w->ranges) {
-      // No start of its own (no FINISHED_ROUND between its nominal start and the
-      // next's): the range before it frames through to the next one's start.
-      if (r.empty()) continue;
-      if (r.start != expected) frame(0, expected, std::max(r.stop, expected), &r);
+      if (r.start != expected) frame(0, expected, w->end, &r);
       expected = r.end;
       if (r.error) return std::nullopt;
     }
     return expected;
   };
 
+  // ParallelRead::window_records: after a window of records far smaller than the usual
+  // 100 bytes and up, a smaller one (two windows are framed at a time).
+  const uint64_t window_records = std::max<uint64_t>(pr.window_records, 1);
+  auto next_window_bytes = [&](const Window& w, uint64_t end) {
+    uint64_t n = 0;
+    for (const FramedRange& r : w.ranges) n += r.records.size();
+    if (n <= window_records) return window_bytes;
+    return std::max<uint64_t>((end - w.begin) / n * window_records, 64);
+  };
   Window windows[2];
   Window* cur = &windows[0];
   Window* next = &windows[1];
-  plan(cur, data_begin, 0);
+  plan(cur, data_begin, 0, std::max<uint64_t>(window_bytes / 4, 64));
   auto run_all = [&](Window* w) {
     if (pr.pool) {
       pr.pool->Run(w->ranges.size(), [&, w](size_t worker, size_t i) { job(w, worker, i); });
@@ -307,14 +299,13 @@ Status PerfFile::ReadRecordsParallel(const DecodedRecordCallback& cb, const Para
     if (more) {
       // The pages of the windows before the previous one go back: records of the
       // previous one may still be queued (they would be read again from the page cache).
-      plan(next, *end, previous_begin);
+      plan(next, *end, previous_begin, next_window_bytes(*cur, *end));
       if (pr.pool && pr.pool->workers() > 1) {
         pr.pool->Start(next->ranges.size(), [&, w = next](size_t worker, size_t i) { job(w, worker, i); });
         started = true;
       }
     }
     for (const FramedRange& r : cur->ranges) {
-      if (r.empty()) continue;
       deliver_range(r);
       if (r.error) {
         stats->stopped = r.error;

@@ -326,9 +326,9 @@ bool Session::UsesParallelRead() const {
     case SessionOptions::ParallelRead::kOn: return true;
     case SessionOptions::ParallelRead::kAuto: break;
   }
-  return options_.use_threads && UsableCores() > 1 &&
-         file_->data_size() >= options_.parallel_min_bytes &&
-         file_->MeanSampleBytes() >= options_.parallel_min_sample_bytes;
+  if (!options_.use_threads || UsableCores() < 2 || file_->data_size() < options_.parallel_min_bytes) return false;
+  const PerfFile::ParallelReadProbe probe = file_->ProbeParallelRead();
+  return probe.has_round && probe.mean_sample_bytes >= options_.parallel_min_sample_bytes;
 }
 
 Status Session::ReadParallel() {
@@ -356,36 +356,32 @@ Status Session::ReadParallel() {
     std::memcpy(out->bytes, &s, sizeof s);
     return true;
   };
-  constexpr size_t kRun = 256;
-  SummedSample run[kRun];
-  size_t n = 0;
+  SummedRun run(this);
   SampleBasics basics;
   uint64_t nr_records = 0;
-  const std::vector<Evsel>& evsels = file_->evsels();
+  // Per evsel: its samples carry a user stack (counted as SampleCounts::ParseBasics does).
+  std::vector<uint8_t> user_stack;
+  for (const Evsel& ev : file_->evsels()) user_stack.push_back((ev.attr.sample_type & kSampleStackUser) != 0);
   Status st = file_->ReadRecordsParallel(
       [&](const RecordView& r, const PerfFile::DecodedSample* decoded) {
         if (options_.progress && (++nr_records & 4095) == 0) ReportProgress(r.perf_data_offset, false);
         if (r.type == kRecordSample) {
+          SummedSample* s = run.Next();
           if (decoded) {
-            std::memcpy(&run[n], decoded->bytes, sizeof run[n]);
+            std::memcpy(s, decoded->bytes, sizeof *s);
             ++counters_.nr_samples;  // as SampleCounts::ParseBasics counts a usable one
-            if (evsels[run[n].key.evsel].attr.sample_type & kSampleStackUser) ++counters_.nr_user_stacks;
-            ++n;
-          } else if (DecodeSummed(r, &basics, &run[n])) {
-            ++n;
-          }
-          if (n == kRun) {
-            AddSummed({run, n});
-            n = 0;
+            counters_.nr_user_stacks += user_stack[s->key.evsel];
+            run.Added();
+          } else if (DecodeSummed(r, &basics, s)) {
+            run.Added();
           }
           return;
         }
-        AddSummed({run, n});
-        n = 0;
+        run.Flush();
         HandleRecord(r);
       },
       pr, &read_stats_);
-  AddSummed({run, n});
+  run.Flush();
   return st;
 }
 
@@ -483,25 +479,19 @@ void Session::HandleReadBatch(const ReadBatch& rb, ReadBatch** next_batch) {
   }
   // Coalescing: runs of samples are decoded, then summed together (AddSummed
   // prefetches the sums' table ahead), up to the next other record.
-  constexpr size_t kRun = 256;
-  SummedSample run[kRun];
-  size_t n = 0;
+  SummedRun run(this);
   SampleBasics basics;
   for (size_t i = 0; i < recs.size(); ++i) {
     if (i + kPrefetchAhead < recs.size()) __builtin_prefetch(recs[i + kPrefetchAhead].data);
     const RecordView& r = recs[i];
     if (r.type == kRecordSample) {
-      if (DecodeSummed(r, &basics, &run[n]) && ++n == kRun) {
-        AddSummed({run, n});
-        n = 0;
-      }
+      if (DecodeSummed(r, &basics, run.Next())) run.Added();
       continue;
     }
-    AddSummed({run, n});
-    n = 0;
+    run.Flush();
     HandleRecord(r);
   }
-  AddSummed({run, n});
+  run.Flush();
 }
 
 void Session::FillSummed(const SampleBasics& b, const Evsel& ev, uint16_t cpumode, bool by_cpu, SummedSample* out) {

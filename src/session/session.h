@@ -305,8 +305,8 @@ struct SessionOptions {
   // Coalesced samples (flat reports) of a mapped file: frame and decode the data
   // section on every core (PerfFile::ReadRecordsParallel) instead of on one reading
   // thread. kAuto: with use_threads, at least two usable cores (UsableCores: the
-  // affinity's), parallel_min_bytes of data and
-  // samples of parallel_min_sample_bytes on average (PerfFile::MeanSampleBytes):
+  // affinity's), parallel_min_bytes of data, FINISHED_ROUND records to cut it at and
+  // samples of parallel_min_sample_bytes on average (PerfFile::ProbeParallelRead):
   // the ordering stays on the resolving thread, so the parallel read pays where framing
   // large records is the cost (deep callchains, DWARF stacks), not on small samples,
   // which the reading thread beside the resolving one already keeps up with. The output
@@ -347,6 +347,9 @@ class Session {
   // With SessionOptions::thread_read_values, after Run.
   const ThreadReadValues& thread_read_values() const { return thread_read_values_; }
   const ReadStats& read_stats() const { return read_stats_; }
+  // Whether Run reads with PerfFile::ReadRecordsParallel (SessionOptions::parallel_read
+  // and, for kAuto, the machine's usable cores and PerfFile::ProbeParallelRead).
+  bool UsesParallelRead() const;
   // The summary lines of what could not be resolved (no map, no symbol, symbol-load
   // problems, malformed samples), for the front-ends that print them.
   std::vector<std::string> ProblemLines() const;
@@ -389,8 +392,6 @@ class Session {
   std::unordered_map<const Dso*, uint64_t> no_symbol_by_dso_;
   const Dso* last_no_symbol_dso_ = nullptr;  // and its count, for runs of one DSO
   uint64_t* last_no_symbol_count_ = nullptr;
-  // Whether Run reads with PerfFile::ReadRecordsParallel (SessionOptions::parallel_read).
-  bool UsesParallelRead() const;
   // Run's read of a coalescing session on every core.
   Status ReadParallel();
   // Calls options_.progress; `perf_data_offset`: the last handled record's position.
@@ -413,6 +414,27 @@ class Session {
   // The key and period of a decoded sample of `ev` (`by_cpu`: coalesce_by_cpu).
   static void FillSummed(const SampleBasics& b, const Evsel& ev, uint16_t cpumode, bool by_cpu, SummedSample* out);
   void AddSummed(std::span<const SummedSample> samples);
+  // Decoded samples handed to AddSummed in runs of up to 256 (it prefetches the sums'
+  // table ahead): Next() is where the next goes, Added() keeps it, Flush() before any
+  // other record.
+  class SummedRun {
+   public:
+    explicit SummedRun(Session* session) : session_(session) {}
+    SummedSample* Next() { return &run_[n_]; }
+    void Added() {
+      if (++n_ == kSize) Flush();
+    }
+    void Flush() {
+      session_->AddSummed({run_, n_});
+      n_ = 0;
+    }
+
+   private:
+    static constexpr size_t kSize = 256;
+    Session* session_;
+    SummedSample run_[kSize];
+    size_t n_ = 0;
+  };
   void FlushSums();
   // The location of `ip`, its kernel symbol deferred while kallsyms loads when allowed
   // (*deferred is then set).

@@ -73,7 +73,7 @@ bool Decode(const PerfFile& f, const RecordView& r, PerfFile::DecodedSample* out
   return true;
 }
 
-ReadOut ReadParallel(PerfFile& f, size_t workers, uint64_t window, uint64_t range) {
+ReadOut ReadParallel(PerfFile& f, size_t workers, uint64_t window, uint64_t range, uint64_t window_records) {
   ReadOut out;
   ReadStats st;
   WorkerPool pool(workers - 1);
@@ -81,6 +81,7 @@ ReadOut ReadParallel(PerfFile& f, size_t workers, uint64_t window, uint64_t rang
   pr.pool = &pool;
   pr.window_bytes = window;
   pr.range_bytes = range;
+  pr.window_records = window_records;
   pr.decode = [&f](size_t worker, const RecordView& r, PerfFile::DecodedSample* d) {
     EXPECT_LT(worker, 4u);
     return Decode(f, r, d);
@@ -104,19 +105,24 @@ ReadOut ReadParallel(PerfFile& f, size_t workers, uint64_t window, uint64_t rang
   return out;
 }
 
-// Reads `bytes` both ways in every configuration and compares.
+// Reads `bytes` both ways in every configuration and compares; "window 0" is windows
+// of 4000 bytes capped at 5 records: after a window of more (the first is 1000 bytes,
+// some 20 records), the next is what 5 records took, and the one after that 4000 again.
 void ExpectSameRead(const std::vector<uint8_t>& bytes) {
   auto f = testutil::OpenBytes(bytes);
   ASSERT_TRUE(f.ok()) << f.error().message;
   ASSERT_TRUE((*f)->CanReadInParallel());
   const ReadOut want = ReadSequential(**f);
   for (size_t workers : {1, 2, 4}) {
-    for (uint64_t window : {64, 200, 1000, 16 << 20}) {
+    for (uint64_t window : {64, 200, 1000, 16 << 20, 0}) {
       for (uint64_t range : {64, 136, 1 << 20}) {
-        SCOPED_TRACE(fmt::format("workers {} window {} range {}", workers, window, range));
+        const uint64_t window_records = window == 0 ? 5 : PerfFile::ParallelRead{}.window_records;
+        const uint64_t window_bytes = window == 0 ? 4000 : window;
+        SCOPED_TRACE(fmt::format("workers {} window {} range {} window_records {}", workers, window_bytes, range,
+                                 window_records));
         auto g = testutil::OpenBytes(bytes);
         ASSERT_TRUE(g.ok());
-        ReadOut got = ReadParallel(**g, workers, window, range);
+        ReadOut got = ReadParallel(**g, workers, window_bytes, range, window_records);
         EXPECT_EQ(got.stats, want.stats);
         ASSERT_EQ(got.records.size(), want.records.size());
         for (size_t i = 0; i < want.records.size(); ++i) {
@@ -274,7 +280,9 @@ TEST(ParallelReadRefusal, NotForStreamsPipesOrUnordered) {
   EXPECT_FALSE((*file)->CanReadInParallel());
 }
 
-TEST(MeanSampleBytes, TheFirstSamplesOfTheData) {
+// A file of `rounds` rounds of 20 samples each (a FINISHED_ROUND after each when
+// `with_rounds`): 272-byte samples first, 304-byte ones past the first 64.
+std::vector<uint8_t> ProbeFile(bool with_rounds) {
   PerfDataWriter w(PerfDataWriter::kFile, Endian::kLittle);
   w.AddAttr(MakeAttr(kSampleIp | kSampleTime | kSampleCallchain));
   w.Comm(7, 7, "side-band, not counted", false, SidAt(7, 1));
@@ -288,18 +296,30 @@ TEST(MeanSampleBytes, TheFirstSamplesOfTheData) {
       s.callchain.assign(round * 20 + i < 64 ? 30 : 34, 0x2000);
       w.Sample(0, s);
     }
-    w.FinishedRound();
+    if (with_rounds) w.FinishedRound();
   }
-  auto f = testutil::OpenBytes(w.Finish());
+  return w.Finish();
+}
+
+TEST(ProbeParallelRead, TheFirstSamplesOfTheDataAndItsRounds) {
+  auto f = testutil::OpenBytes(ProbeFile(true));
   ASSERT_TRUE(f.ok());
-  EXPECT_EQ((*f)->MeanSampleBytes(), 272u);
+  EXPECT_EQ((*f)->ProbeParallelRead().mean_sample_bytes, 272u);
+  // The first round comes after the 64th sample: the probe reads on to it.
+  EXPECT_TRUE((*f)->ProbeParallelRead().has_round);
+
+  auto no_rounds = testutil::OpenBytes(ProbeFile(false));
+  ASSERT_TRUE(no_rounds.ok());
+  EXPECT_EQ((*no_rounds)->ProbeParallelRead().mean_sample_bytes, 272u);
+  EXPECT_FALSE((*no_rounds)->ProbeParallelRead().has_round);
 
   PerfDataWriter empty(PerfDataWriter::kFile, Endian::kLittle);
   empty.AddAttr(MakeAttr(kSampleIp | kSampleTime));
   empty.Comm(7, 7, "no samples", false, SidAt(7, 1));
   auto e = testutil::OpenBytes(empty.Finish());
   ASSERT_TRUE(e.ok());
-  EXPECT_EQ((*e)->MeanSampleBytes(), 0u);
+  EXPECT_EQ((*e)->ProbeParallelRead().mean_sample_bytes, 0u);
+  EXPECT_FALSE((*e)->ProbeParallelRead().has_round);
 }
 
 }  // namespace

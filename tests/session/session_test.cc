@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/mapped_file.h"
+#include "base/worker_pool.h"
 #include "session/session.h"
 #include "testutil/perf_data_writer.h"
 
@@ -313,6 +314,38 @@ TEST_F(ParallelReadSessionTest, SameSumsKeysAndCountsAsOneThread) {
         o.read_range_bytes = range;
         EXPECT_EQ(RunText(o), want) << "workers " << workers << " window " << window << " range " << range;
       }
+}
+
+// --parallel-read=auto reads in parallel only a file it can cut into ranges at
+// FINISHED_ROUNDs: the same samples without their rounds are read on one thread.
+TEST_F(ParallelReadSessionTest, AutoNeedsRounds) {
+  if (UsableCores() < 2) GTEST_SKIP() << "auto reads in parallel only with two usable cores";
+  auto uses_parallel = [](const std::vector<uint8_t>& bytes) {
+    auto file = PerfFile::FromBytes(MappedFile::FromBuffer(bytes));
+    EXPECT_TRUE(file.ok());
+    SessionOptions o;
+    o.coalesce = true;
+    o.parallel_min_bytes = 0;
+    o.parallel_min_sample_bytes = 0;
+    return Session::Open(file->get(), std::move(o))->UsesParallelRead();
+  };
+  EXPECT_TRUE(uses_parallel(bytes_));
+  PerfDataWriter w;
+  EventAttr a;
+  a.type = 1;
+  a.size = 128;
+  a.sample_type = kSampleIp | kSampleTid | kSampleTime | kSamplePeriod;
+  a.sample_period = 1000;
+  w.AddAttr(a);
+  for (int i = 0; i < 100; ++i) {
+    SampleFields s;
+    s.pid = s.tid = pid_;
+    s.ip = kBase;
+    s.time = 1000 + i;
+    s.period = 1;
+    w.Sample(0, s);
+  }
+  EXPECT_FALSE(uses_parallel(w.Finish()));
 }
 
 // "samples in a DSO without a symbol there" names the DSOs, most such samples first,
