@@ -253,7 +253,7 @@ int main(int argc, char** argv) {
                                                        : SessionOptions::ParallelRead::kAuto;
           },
           "Frame and decode a flat report's perf.data on every core: auto (default: when its records are "
-          "large), on, off. The same output either way")
+          "large and it has FINISHED_ROUNDs to cut it at), on, off. The same output either way")
       ->check(CLI::IsMember({"auto", "on", "off"}))
       ->type_name("MODE");
   report->add_flag("--hierarchy", ra.options.hierarchy, "One level per sort key, each with its overhead");
