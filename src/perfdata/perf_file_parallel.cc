@@ -40,7 +40,9 @@ struct FramedRecord {
 struct FramedRange {
   uint64_t nominal = 0;     // where its start was looked for
   uint64_t round_from = 0;  // the next range's nominal start (the window's end for the last)
-  uint64_t start = 0;       // its first record (a guess until the range before ends there)
+  // Its first record: a guess until the range before ends there; kNoStart when no
+  // FINISHED_ROUND header is in [nominal, round_from) (the range before frames through).
+  uint64_t start = 0;
   // Where the record after its last one starts (the data end at the end): the first
   // FINISHED_ROUND at or after round_from, or the first record at or after the window's
   // end, whichever comes first.
@@ -52,6 +54,15 @@ struct FramedRange {
   // COMPRESSED data, whose records are counted in order on delivery with the rest.
   ReadStats counts;
   bool compressed = false;
+  // Empty, starting at `at`.
+  void Reset(uint64_t at) {
+    start = at;
+    records.clear();
+    decoded.clear();
+    error.reset();
+    counts = ReadStats{};
+    compressed = false;
+  }
 };
 
 struct Window {
@@ -85,9 +96,12 @@ void AddCounts(const ReadStats& from, ReadStats* to) {
   to->nr_unknown_records += from.nr_unknown_records;
 }
 
-// The first p in [from, limit) with (p - base) % 8 == 0 whose 8 bytes are a
-// FINISHED_ROUND header; `limit` when there is none.
-uint64_t FindRoundHeader(const Loader& ld, const uint8_t* bytes, uint64_t base, uint64_t from, uint64_t limit) {
+constexpr uint64_t kNoStart = UINT64_MAX;
+
+// The first p in [from, limit) with (p - base) % 8 == 0 whose 8 bytes (before `end`)
+// are a FINISHED_ROUND header; kNoStart when there is none.
+uint64_t FindRoundHeader(const Loader& ld, const uint8_t* bytes, uint64_t base, uint64_t from, uint64_t limit,
+                         uint64_t end) {
   uint8_t pattern[8] = {};
   if (ld.swap) {
     pattern[3] = static_cast<uint8_t>(kRecordFinishedRound);
@@ -98,12 +112,12 @@ uint64_t FindRoundHeader(const Loader& ld, const uint8_t* bytes, uint64_t base, 
   }
   uint64_t want;
   std::memcpy(&want, pattern, 8);
-  for (uint64_t p = from + ((base - from) & 7); p < limit && limit - p >= 8; p += 8) {
+  for (uint64_t p = from + ((base - from) & 7); p < limit && p < end && end - p >= 8; p += 8) {
     uint64_t v;
     std::memcpy(&v, bytes + p, 8);
     if (v == want) return p;
   }
-  return limit;
+  return kNoStart;
 }
 
 }  // namespace
@@ -138,13 +152,8 @@ Status PerfFile::ReadRecordsParallel(const DecodedRecordCallback& cb, const Para
   // Frames the records of *r from `start` (worker `worker`) up to r->round_from's round
   // or `window_end`.
   auto frame = [&](size_t worker, uint64_t start, uint64_t window_end, FramedRange* r) {
-    r->start = start;
+    r->Reset(start);
     r->end = data_end;
-    r->records.clear();
-    r->decoded.clear();
-    r->error.reset();
-    r->counts = ReadStats{};
-    r->compressed = false;
     // Room for records of 64 bytes on average, so that most ranges never grow their
     // vectors (a copy, and fresh pages, per doubling).
     const size_t guess =
@@ -202,13 +211,14 @@ Status PerfFile::ReadRecordsParallel(const DecodedRecordCallback& cb, const Para
     for (size_t i = 0; i < n; ++i) w->ranges[i].nominal = begin + len * i / n;
     for (size_t i = 0; i < n; ++i) w->ranges[i].round_from = i + 1 < n ? w->ranges[i + 1].nominal : w->end;
   };
-  // Range i of *w: find its start, frame it. (A range whose start is at or past the
-  // next one's nominal start frames nothing: that FINISHED_ROUND ends it.)
+  // Range i of *w: find its start in its own span, frame it.
   auto job = [&](Window* w, size_t worker, size_t i) {
     if (i == 0 && w->drop_below > 0) DropProcessedBytes(w->drop_below);
     FramedRange& r = w->ranges[i];
-    const uint64_t start = i == 0 ? w->begin : FindRoundHeader(ld, bytes, data_begin, r.nominal, w->end);
-    frame(worker, start, w->end, &r);
+    const uint64_t start =
+        i == 0 ? w->begin : FindRoundHeader(ld, bytes, data_begin, r.nominal, r.round_from, data_end);
+    if (start == kNoStart) r.Reset(kNoStart);
+    else frame(worker, start, w->end, &r);
   };
 
   ChunkPool pool;
@@ -262,6 +272,7 @@ Status PerfFile::ReadRecordsParallel(const DecodedRecordCallback& cb, const Para
   auto verify = [&](Window* w) -> std::optional<uint64_t> {
     uint64_t expected = w->begin;
     for (FramedRange& r : w->ranges) {
+      if (r.start == kNoStart) continue;
       if (r.start != expected) frame(0, expected, w->end, &r);
       expected = r.end;
       if (r.error) return std::nullopt;
