@@ -109,6 +109,7 @@ CommandRunner RegisterAnnotateCommand(CLI::App* app, ReaderOptions* reader) {
   cmd->add_flag("-l,--print-line", o.print_line, "Print the sorted summary of the hottest source lines");
   cmd->add_flag("-P,--full-paths", o.full_path, "Whole DSO and source file paths");
   AddSymbolOptions(cmd, &o.symbolize);
+  AddParallelReadOption(cmd, &o.parallel_read);
   AddForceOption(cmd, reader);
   return [args]() { return RunAnnotate(*args); };
 }

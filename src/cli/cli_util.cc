@@ -116,6 +116,21 @@ void AddQuietFlag(CLI::App* cmd, bool* quiet) {
   cmd->add_flag("-q,--quiet", *quiet, "No warnings or summary of what could not be resolved on stderr");
 }
 
+void AddParallelReadOption(CLI::App* cmd, SessionOptions::ParallelRead* mode) {
+  cmd->add_option_function<std::string>(
+         "--parallel-read",
+         [mode](const std::string& value) {
+           *mode = value == "on"    ? SessionOptions::ParallelRead::kOn
+                   : value == "off" ? SessionOptions::ParallelRead::kOff
+                                    : SessionOptions::ParallelRead::kAuto;
+         },
+         "Frame and decode the perf.data on every core when only summed samples are needed: auto "
+         "(default: when its records are large and it has FINISHED_ROUNDs to cut it at), on, off. The "
+         "same output either way")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->type_name("MODE");
+}
+
 CLI::Validator ReadableFile() {
   // perf refuses an unreadable --kallsyms or --vmlinux ("Invalid file: PATH") before
   // reading anything; perflens said nothing and reported the kernel unresolved.

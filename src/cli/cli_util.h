@@ -59,6 +59,10 @@ void PrintReadProblems(const ReadStats& rs, const std::vector<std::string>& summ
 // -q/--quiet (perf's): no warnings or end-of-run summary on stderr.
 void AddQuietFlag(CLI::App* cmd, bool* quiet);
 
+// --parallel-read auto|on|off (SessionOptions::ParallelRead), for the commands whose
+// session sums samples: report, annotate, diff.
+void AddParallelReadOption(CLI::App* cmd, SessionOptions::ParallelRead* mode);
+
 // The progress line of a long read (base/progress_line.h) on stderr, for
 // SessionOptions::progress: nothing with `quiet` (-q) or when stderr is not a terminal
 // (checked at the first call, after the pager took stderr when it pages), nothing in

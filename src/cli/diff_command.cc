@@ -171,6 +171,7 @@ CommandRunner RegisterDiffCommand(CLI::App* app, ReaderOptions* reader) {
                   "share than in the baseline, blue: smaller)");
   AddQuietFlag(cmd, &o.quiet);
   AddSymbolOptions(cmd, &o.symbolize);
+  AddParallelReadOption(cmd, &o.parallel_read);
   AddForceOption(cmd, reader);
   return [args]() { return RunDiff(*args); };
 }

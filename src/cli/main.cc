@@ -244,18 +244,7 @@ int main(int argc, char** argv) {
   report->add_option("--percentage", ra.percentage,
                      "relative: percentages of what the filters keep; absolute (default): of all samples");
   report->add_option("--max-stack", ra.options.max_stack, "Callchain depth limit");
-  report
-      ->add_option_function<std::string>(
-          "--parallel-read",
-          [&ra](const std::string& mode) {
-            ra.options.parallel_read = mode == "on"    ? SessionOptions::ParallelRead::kOn
-                                       : mode == "off" ? SessionOptions::ParallelRead::kOff
-                                                       : SessionOptions::ParallelRead::kAuto;
-          },
-          "Frame and decode a flat report's perf.data on every core: auto (default: when its records are "
-          "large and it has FINISHED_ROUNDs to cut it at), on, off. The same output either way")
-      ->check(CLI::IsMember({"auto", "on", "off"}))
-      ->type_name("MODE");
+  AddParallelReadOption(report, &ra.options.parallel_read);
   report->add_flag("--hierarchy", ra.options.hierarchy, "One level per sort key, each with its overhead");
   report->add_option("--ignore-callees", ra.options.ignore_callees,
                      "Regex of functions whose callees are merged into them (callchains cut there)");

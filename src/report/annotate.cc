@@ -84,6 +84,7 @@ Result<std::unique_ptr<Annotate>> Annotate::Create(PerfFile* file, const Annotat
   so.needs.assign(file->evsels().size(), SampleNeeds{true, false});
   so.coalesce = true;  // self samples only: summed per (thread, ip), resolved once
   so.use_threads = options.use_threads;
+  so.parallel_read = options.parallel_read;
   a->session_ = Session::Open(file, std::move(so));
   a->consumer_ = std::make_unique<Consumer>(options.symbol);
   a->session_->AddConsumer(a->consumer_.get());

@@ -47,6 +47,8 @@ struct AnnotateOptions {
   bool full_path = false;   // -P/--full-paths: whole DSO and source paths
   SymbolizeOptions symbolize;
   bool use_threads = true;
+  // SessionOptions::parallel_read (--parallel-read; the same output).
+  SessionOptions::ParallelRead parallel_read = SessionOptions::ParallelRead::kAuto;
   SessionProgressFn progress;  // Session::Run's progress calls (SessionOptions::progress)
 };
 

@@ -182,6 +182,7 @@ ReportOptions DiffReportOptions(const DiffOptions& o, size_t index) {
   r.children = false;
   r.call_graph = "none";
   r.percentage_relative = o.percentage_relative;
+  r.parallel_read = o.parallel_read;
   r.comms = o.comms;
   r.dsos = o.dsos;
   r.symbols = o.symbols;

@@ -42,6 +42,8 @@ struct DiffOptions {
   // file, separated by ':' ("a.b,c.d:e.f,g.h"), as perf diff's.
   std::string time;
   SymbolizeOptions symbolize;
+  // Every file's SessionOptions::parallel_read (--parallel-read; the same output).
+  SessionOptions::ParallelRead parallel_read = SessionOptions::ParallelRead::kAuto;
 };
 
 // Parses -c's value ("delta", "delta-abs", "ratio", "wdiff:w1,w2") into `o`. Errors say

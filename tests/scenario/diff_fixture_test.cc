@@ -75,6 +75,21 @@ TEST_F(DiffFixture, MatchesPerfDiff) {
   }
 }
 
+// Every case prints perf's output with --parallel-read=on (each file cut into ranges,
+// however small) and =off too.
+TEST_F(DiffFixture, ParallelReadPrintsTheSame) {
+  for (const DiffCase& c : Cases()) {
+    const std::string expected = ReadFileOrEmpty(Fixture("expected-perf-diff-" + c.name + ".txt"));
+    ASSERT_FALSE(expected.empty()) << c.name;
+    for (const char* mode : {"on", "off"}) {
+      SCOPED_TRACE(c.name + ": perflens diff --parallel-read=" + mode + " " + c.args);
+      CommandResult r = Run(std::string("--parallel-read=") + mode + " " + c.args);
+      EXPECT_EQ(r.exit_code, 0) << r.err;
+      EXPECT_EQ(r.out, expected);
+    }
+  }
+}
+
 // The truth behind the goldens, independent of perf: alpha() and beta() are paired
 // although every address moved between the builds, gone() has only a baseline and
 // fresh() only a new value.

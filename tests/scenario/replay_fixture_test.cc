@@ -169,8 +169,9 @@ TEST_P(ReplayFixture, MatchesGolden) {
   ASSERT_NO_FATAL_FAILURE(ExpectGolden("expected-" + GetParam().mode + ".txt", WithoutCaptureTime(r.out)));
 }
 
-// A flat report read with --parallel-read=on (its ranges and guesses even on these
-// small files) prints the golden too; so does --parallel-read=off.
+// A flat report or an annotate (the sessions that sum samples) read with
+// --parallel-read=on (its ranges and guesses even on these small files) prints the
+// golden too; so does --parallel-read=off.
 class ReplayFlatFixture : public ReplayFixture {};
 TEST_P(ReplayFlatFixture, ParallelReadMatchesGolden) {
   const std::string golden = ReadFileOrEmpty(File("expected-" + GetParam().mode + ".txt"));
@@ -424,8 +425,9 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, ReplayFixture, ::testing::ValuesIn(AllCases()
 std::vector<FixtureCase> FlatCases() {
   std::vector<FixtureCase> out;
   for (const FixtureCase& c : AllCases())
-    if (c.args.rfind("report", 0) == 0 && c.args.find("--no-children") != std::string::npos &&
-        c.args.find("-g none") != std::string::npos)
+    if ((c.args.rfind("report", 0) == 0 && c.args.find("--no-children") != std::string::npos &&
+         c.args.find("-g none") != std::string::npos) ||
+        c.args.rfind("annotate", 0) == 0)
       out.push_back(c);
   return out;
 }
