@@ -331,12 +331,7 @@ TEST_F(ParallelReadSessionTest, AutoNeedsRounds) {
   };
   EXPECT_TRUE(uses_parallel(bytes_));
   PerfDataWriter w;
-  EventAttr a;
-  a.type = 1;
-  a.size = 128;
-  a.sample_type = kSampleIp | kSampleTid | kSampleTime | kSamplePeriod;
-  a.sample_period = 1000;
-  w.AddAttr(a);
+  w.AddAttr(testutil::MakeAttr(kSampleIp | kSampleTid | kSampleTime | kSamplePeriod));
   for (int i = 0; i < 100; ++i) {
     SampleFields s;
     s.pid = s.tid = pid_;
