@@ -125,8 +125,7 @@ void AddParallelReadOption(CLI::App* cmd, SessionOptions::ParallelRead* mode) {
                                     : SessionOptions::ParallelRead::kAuto;
          },
          "Frame and decode the perf.data on every core when only summed samples are needed: auto "
-         "(default: when its records are large and it has FINISHED_ROUNDs to cut it at), on, off. The "
-         "same output either way")
+         "(default: when its records are large), on, off. The same output either way")
       ->check(CLI::IsMember({"auto", "on", "off"}))
       ->type_name("MODE");
 }

@@ -178,16 +178,10 @@ class PerfFile {
   }
   // Errors: ReadRecords'; "not readable in parallel" when !CanReadInParallel().
   Status ReadRecordsParallel(const DecodedRecordCallback& cb, const ParallelRead& pr, ReadStats* stats);
-  // What the first 4 MiB of the data section say about reading it in parallel (all
-  // zero for a file ReadRecordsParallel does not read): the mean size in bytes of its
-  // first 64 SAMPLE records (0: none there) — how much of a read is framing, which
-  // reading in parallel spreads over the cores — and whether a FINISHED_ROUND is there:
-  // without one a window is not cut into ranges, and one worker frames it all.
-  struct ParallelReadProbe {
-    uint64_t mean_sample_bytes = 0;
-    bool has_round = false;
-  };
-  ParallelReadProbe ProbeParallelRead() const;
+  // The mean size in bytes of the first 64 SAMPLE records in the first 4 MiB of the
+  // data section (0: none there, or not a file ReadRecordsParallel reads): how much of
+  // a read is framing, which reading in parallel spreads over the cores.
+  uint64_t MeanSampleBytes() const;
 
   // Tells the reader that the records before file offset `perf_data_offset` have been
   // processed: the resident pages of a mapped file's bytes before it are given back

@@ -122,21 +122,18 @@ uint64_t FindRoundHeader(const Loader& ld, const uint8_t* bytes, uint64_t base, 
 
 }  // namespace
 
-PerfFile::ParallelReadProbe PerfFile::ProbeParallelRead() const {
-  ParallelReadProbe probe;
-  if (!CanReadInParallel()) return probe;
+uint64_t PerfFile::MeanSampleBytes() const {
+  if (!CanReadInParallel()) return 0;
   const uint64_t data_begin = data_offset(), limit = data_offset() + std::min<uint64_t>(data_size(), 4u << 20);
   RecordCursor cursor(loader(), file_.data(), data_begin, limit, false);
   RecordView r;
   uint64_t n = 0, bytes = 0;
-  while ((n < 64 || !probe.has_round) && cursor.Next(&r)) {
-    if (r.type == kRecordFinishedRound) probe.has_round = true;
-    if (r.type != kRecordSample || n == 64) continue;
+  while (n < 64 && cursor.Next(&r)) {
+    if (r.type != kRecordSample) continue;
     ++n;
     bytes += r.size;
   }
-  probe.mean_sample_bytes = n ? bytes / n : 0;
-  return probe;
+  return n ? bytes / n : 0;
 }
 
 Status PerfFile::ReadRecordsParallel(const DecodedRecordCallback& cb, const ParallelRead& pr, ReadStats* stats) {

@@ -326,9 +326,9 @@ bool Session::UsesParallelRead() const {
     case SessionOptions::ParallelRead::kOn: return true;
     case SessionOptions::ParallelRead::kAuto: break;
   }
-  if (!options_.use_threads || UsableCores() < 2 || file_->data_size() < options_.parallel_min_bytes) return false;
-  const PerfFile::ParallelReadProbe probe = file_->ProbeParallelRead();
-  return probe.has_round && probe.mean_sample_bytes >= options_.parallel_min_sample_bytes;
+  return options_.use_threads && UsableCores() > 1 &&
+         file_->data_size() >= options_.parallel_min_bytes &&
+         file_->MeanSampleBytes() >= options_.parallel_min_sample_bytes;
 }
 
 Status Session::ReadParallel() {

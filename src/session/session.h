@@ -305,8 +305,8 @@ struct SessionOptions {
   // Coalesced samples (flat reports) of a mapped file: frame and decode the data
   // section on every core (PerfFile::ReadRecordsParallel) instead of on one reading
   // thread. kAuto: with use_threads, at least two usable cores (UsableCores: the
-  // affinity's), parallel_min_bytes of data, FINISHED_ROUND records to cut it at and
-  // samples of parallel_min_sample_bytes on average (PerfFile::ProbeParallelRead):
+  // affinity's), parallel_min_bytes of data and
+  // samples of parallel_min_sample_bytes on average (PerfFile::MeanSampleBytes):
   // the ordering stays on the resolving thread, so the parallel read pays where framing
   // large records is the cost (deep callchains, DWARF stacks), not on small samples,
   // which the reading thread beside the resolving one already keeps up with. The output
@@ -348,7 +348,7 @@ class Session {
   const ThreadReadValues& thread_read_values() const { return thread_read_values_; }
   const ReadStats& read_stats() const { return read_stats_; }
   // Whether Run reads with PerfFile::ReadRecordsParallel (SessionOptions::parallel_read
-  // and, for kAuto, the machine's usable cores and PerfFile::ProbeParallelRead).
+  // and, for kAuto, the machine's usable cores and PerfFile::MeanSampleBytes).
   bool UsesParallelRead() const;
   // The summary lines of what could not be resolved (no map, no symbol, symbol-load
   // problems, malformed samples), for the front-ends that print them.

@@ -280,9 +280,7 @@ TEST(ParallelReadRefusal, NotForStreamsPipesOrUnordered) {
   EXPECT_FALSE((*file)->CanReadInParallel());
 }
 
-// A file of `rounds` rounds of 20 samples each (a FINISHED_ROUND after each when
-// `with_rounds`): 272-byte samples first, 304-byte ones past the first 64.
-std::vector<uint8_t> ProbeFile(bool with_rounds) {
+TEST(MeanSampleBytes, TheFirstSamplesOfTheData) {
   PerfDataWriter w(PerfDataWriter::kFile, Endian::kLittle);
   w.AddAttr(MakeAttr(kSampleIp | kSampleTime | kSampleCallchain));
   w.Comm(7, 7, "side-band, not counted", false, SidAt(7, 1));
@@ -296,30 +294,18 @@ std::vector<uint8_t> ProbeFile(bool with_rounds) {
       s.callchain.assign(round * 20 + i < 64 ? 30 : 34, 0x2000);
       w.Sample(0, s);
     }
-    if (with_rounds) w.FinishedRound();
+    w.FinishedRound();
   }
-  return w.Finish();
-}
-
-TEST(ProbeParallelRead, TheFirstSamplesOfTheDataAndItsRounds) {
-  auto f = testutil::OpenBytes(ProbeFile(true));
+  auto f = testutil::OpenBytes(w.Finish());
   ASSERT_TRUE(f.ok());
-  EXPECT_EQ((*f)->ProbeParallelRead().mean_sample_bytes, 272u);
-  // The first round comes after the 64th sample: the probe reads on to it.
-  EXPECT_TRUE((*f)->ProbeParallelRead().has_round);
-
-  auto no_rounds = testutil::OpenBytes(ProbeFile(false));
-  ASSERT_TRUE(no_rounds.ok());
-  EXPECT_EQ((*no_rounds)->ProbeParallelRead().mean_sample_bytes, 272u);
-  EXPECT_FALSE((*no_rounds)->ProbeParallelRead().has_round);
+  EXPECT_EQ((*f)->MeanSampleBytes(), 272u);
 
   PerfDataWriter empty(PerfDataWriter::kFile, Endian::kLittle);
   empty.AddAttr(MakeAttr(kSampleIp | kSampleTime));
   empty.Comm(7, 7, "no samples", false, SidAt(7, 1));
   auto e = testutil::OpenBytes(empty.Finish());
   ASSERT_TRUE(e.ok());
-  EXPECT_EQ((*e)->ProbeParallelRead().mean_sample_bytes, 0u);
-  EXPECT_FALSE((*e)->ProbeParallelRead().has_round);
+  EXPECT_EQ((*e)->MeanSampleBytes(), 0u);
 }
 
 }  // namespace

@@ -316,31 +316,39 @@ TEST_F(ParallelReadSessionTest, SameSumsKeysAndCountsAsOneThread) {
       }
 }
 
-// --parallel-read=auto reads in parallel only a file it can cut into ranges at
-// FINISHED_ROUNDs: the same samples without their rounds are read on one thread.
-TEST_F(ParallelReadSessionTest, AutoNeedsRounds) {
+// --parallel-read=auto reads in parallel files whose samples average
+// parallel_min_sample_bytes or more (PerfFile::MeanSampleBytes), with or without
+// FINISHED_ROUNDs, and no others.
+TEST_F(ParallelReadSessionTest, AutoGoesByTheSampleSize) {
   if (UsableCores() < 2) GTEST_SKIP() << "auto reads in parallel only with two usable cores";
+  // 100 samples of `callchain` entries, with FINISHED_ROUNDs after every 10 or none.
+  auto file_bytes = [this](size_t callchain, bool rounds) {
+    PerfDataWriter w;
+    w.AddAttr(testutil::MakeAttr(kSampleIp | kSampleTid | kSampleTime | kSamplePeriod | kSampleCallchain));
+    for (int i = 0; i < 100; ++i) {
+      SampleFields s;
+      s.pid = s.tid = pid_;
+      s.ip = kBase;
+      s.time = 1000 + i;
+      s.period = 1;
+      s.callchain.assign(callchain, kBase);
+      w.Sample(0, s);
+      if (rounds && i % 10 == 9) w.FinishedRound();
+    }
+    return w.Finish();
+  };
   auto uses_parallel = [](const std::vector<uint8_t>& bytes) {
     auto file = PerfFile::FromBytes(MappedFile::FromBuffer(bytes));
     EXPECT_TRUE(file.ok());
     SessionOptions o;
     o.coalesce = true;
-    o.parallel_min_bytes = 0;
-    o.parallel_min_sample_bytes = 0;
+    o.parallel_min_bytes = 0;  // the 256-byte mean decides
     return Session::Open(file->get(), std::move(o))->UsesParallelRead();
   };
-  EXPECT_TRUE(uses_parallel(bytes_));
-  PerfDataWriter w;
-  w.AddAttr(testutil::MakeAttr(kSampleIp | kSampleTid | kSampleTime | kSamplePeriod));
-  for (int i = 0; i < 100; ++i) {
-    SampleFields s;
-    s.pid = s.tid = pid_;
-    s.ip = kBase;
-    s.time = 1000 + i;
-    s.period = 1;
-    w.Sample(0, s);
-  }
-  EXPECT_FALSE(uses_parallel(w.Finish()));
+  // 48 bytes of header, ip, tid, time, period and nr, 8 per callchain entry.
+  EXPECT_TRUE(uses_parallel(file_bytes(30, true)));
+  EXPECT_TRUE(uses_parallel(file_bytes(30, false)));
+  EXPECT_FALSE(uses_parallel(file_bytes(20, true)));
 }
 
 // "samples in a DSO without a symbol there" names the DSOs, most such samples first,
