@@ -178,9 +178,10 @@ class PerfFile {
   }
   // Errors: ReadRecords'; "not readable in parallel" when !CanReadInParallel().
   Status ReadRecordsParallel(const DecodedRecordCallback& cb, const ParallelRead& pr, ReadStats* stats);
-  // The mean size in bytes of the first 64 SAMPLE records in the first 4 MiB of the
-  // data section (0: none there, or not a file ReadRecordsParallel reads): how much of
-  // a read is framing, which reading in parallel spreads over the cores.
+  // The mean size in bytes of the SAMPLE records in the first 4 MiB of the data section
+  // (0: none there, or not a file ReadRecordsParallel reads): how much of a read is
+  // framing, which reading in parallel spreads over the cores. (Not the first few
+  // samples only: a program's first samples, before its work starts, are often small.)
   uint64_t MeanSampleBytes() const;
 
   // Tells the reader that the records before file offset `perf_data_offset` have been

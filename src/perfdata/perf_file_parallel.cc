@@ -128,7 +128,7 @@ uint64_t PerfFile::MeanSampleBytes() const {
   RecordCursor cursor(loader(), file_.data(), data_begin, limit, false);
   RecordView r;
   uint64_t n = 0, bytes = 0;
-  while (n < 64 && cursor.Next(&r)) {
+  while (cursor.Next(&r)) {
     if (r.type != kRecordSample) continue;
     ++n;
     bytes += r.size;

@@ -289,8 +289,8 @@ TEST(MeanSampleBytes, TheFirstSamplesOfTheData) {
       SampleFields s;
       s.ip = 0x1000;
       s.time = 100 + round * 100 + i;
-      // 8 (header) + 8 (ip) + 8 (time) + 8 (nr) + 8 * entries: 272 bytes, or 32 more
-      // for the samples past the first 64, which are not looked at.
+      // 8 (header) + 8 (ip) + 8 (time) + 8 (nr) + 8 * entries: 272 bytes for the
+      // first 64, 304 for the 136 after them.
       s.callchain.assign(round * 20 + i < 64 ? 30 : 34, 0x2000);
       w.Sample(0, s);
     }
@@ -298,7 +298,7 @@ TEST(MeanSampleBytes, TheFirstSamplesOfTheData) {
   }
   auto f = testutil::OpenBytes(w.Finish());
   ASSERT_TRUE(f.ok());
-  EXPECT_EQ((*f)->MeanSampleBytes(), 272u);
+  EXPECT_EQ((*f)->MeanSampleBytes(), (64u * 272 + 136u * 304) / 200);
 
   PerfDataWriter empty(PerfDataWriter::kFile, Endian::kLittle);
   empty.AddAttr(MakeAttr(kSampleIp | kSampleTime));
