@@ -98,8 +98,8 @@ void AddCounts(const ReadStats& from, ReadStats* to) {
 
 constexpr uint64_t kNoStart = UINT64_MAX;
 
-// The first p in [from, limit) with (p - base) % 8 == 0 whose 8 bytes (before `end`)
-// are a FINISHED_ROUND header; kNoStart when there is none.
+// The first p in [from, limit) with (p - base) % 8 == 0 whose 8 bytes (before `end`;
+// limit <= end) are a FINISHED_ROUND header; kNoStart when there is none.
 uint64_t FindRoundHeader(const Loader& ld, const uint8_t* bytes, uint64_t base, uint64_t from, uint64_t limit,
                          uint64_t end) {
   uint8_t pattern[8] = {};
@@ -112,7 +112,7 @@ uint64_t FindRoundHeader(const Loader& ld, const uint8_t* bytes, uint64_t base, 
   }
   uint64_t want;
   std::memcpy(&want, pattern, 8);
-  for (uint64_t p = from + ((base - from) & 7); p < limit && p < end && end - p >= 8; p += 8) {
+  for (uint64_t p = from + ((base - from) & 7); p < limit && end - p >= 8; p += 8) {
     uint64_t v;
     std::memcpy(&v, bytes + p, 8);
     if (v == want) return p;
