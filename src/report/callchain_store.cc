@@ -125,6 +125,10 @@ void CallchainStore::AddRefs(size_t row, uint32_t pos, uint32_t len, uint64_t pe
     period &= (uint64_t{1} << Ref::kWideShift) - 1;
     ++ref_count_;
   }
+  for (; count > Ref::kMaxCount; count -= Ref::kMaxCount) {  // summed samples: counts beyond the field
+    refs.push_back({pos, len, 0, Ref::kMaxCount, 0});
+    ++ref_count_;
+  }
   refs.push_back({pos, len, period, count, 0});
   if (++ref_count_ >= fold_at_ && !has_branch_) {
     FoldRefs();

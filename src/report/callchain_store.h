@@ -57,10 +57,11 @@ class CallchainStore {
   // their ChainBranchCounts (perf's counts over the chains through the entry).
   uint32_t AddChain(std::span<const uint32_t> frames, std::span<const BranchSlot> branch = {});
 
-  // Row `row` gets the chain frames [pos + skip, pos + len) with `period` (one sample).
-  // Nothing for a chain AddChain could not store (UINT32_MAX) or a skip past its end.
-  void AddRef(size_t row, uint32_t pos, uint32_t skip, uint32_t len, uint64_t period) {
-    if (pos != UINT32_MAX && skip <= len) AddRefs(row, pos + skip, len - skip, period, 1);
+  // Row `row` gets the chain frames [pos + skip, pos + len) with `period`, the sum of
+  // `count` samples' periods. Nothing for a chain AddChain could not store (UINT32_MAX)
+  // or a skip past its end.
+  void AddRef(size_t row, uint32_t pos, uint32_t skip, uint32_t len, uint64_t period, uint64_t count = 1) {
+    if (pos != UINT32_MAX && skip <= len) AddRefs(row, pos + skip, len - skip, period, count);
   }
 
   // Row `to` takes every reference of row `from` (rows merged after the fact).

@@ -71,9 +71,9 @@ void Hists::AddSelf(HistEntry* e, uint64_t period, uint16_t cpumode, uint64_t nr
   }
 }
 
-void Hists::AddAcc(HistEntry* e, uint64_t period) {
+void Hists::AddAcc(HistEntry* e, uint64_t period, uint64_t nr_samples) {
   e->acc.period += period;
-  e->acc.nr_samples += 1;
+  e->acc.nr_samples += nr_samples;
 }
 
 namespace {

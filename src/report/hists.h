@@ -35,7 +35,7 @@ class Hists {
   // Adds one sample's self period to its row.
   // `period` summed over `nr_samples` samples of one cpumode.
   static void AddSelf(HistEntry* e, uint64_t period, uint16_t cpumode, uint64_t nr_samples = 1);
-  static void AddAcc(HistEntry* e, uint64_t period);
+  static void AddAcc(HistEntry* e, uint64_t period, uint64_t nr_samples = 1);
 
   // perf's comm__override: rows recorded while their thread still had its ":<tid>"
   // placeholder comm take the comm that later replaced it; rows that now share a key

@@ -310,14 +310,14 @@ void HistsConsumer::OnSample(const ResolvedSample& sample) {
     slots_.assign(slots.begin(), slots.end());
     if (call_graph_.caller_order) std::reverse(slots_.begin(), slots_.end());
     chain_pos = hists.chains().AddChain(chain_, slots_);
-    hists.chains().AddRef(self_row, chain_pos, 0, static_cast<uint32_t>(chain_.size()), s.period);
+    hists.chains().AddRef(self_row, chain_pos, 0, static_cast<uint32_t>(chain_.size()), s.period, s.nr_samples);
   }
   if (!children_) return;
 
   // Children: every distinct row on the callchain gets the period once (perf's
   // hist_entry_iter cumulative mode, deduplicated by sort keys), walking the chain in
   // print order; each such row's graph gets the part of the chain from it onwards.
-  Hists::AddAcc(&hists.at(self_row), s.period);
+  Hists::AddAcc(&hists.at(self_row), s.period, s.nr_samples);
   chain_rows_.clear();
   chain_rows_.push_back(self_row);
   if (!s.chain_ok) return;
@@ -350,8 +350,9 @@ void HistsConsumer::OnSample(const ResolvedSample& sample) {
     }
     if (std::find(chain_rows_.begin(), chain_rows_.end(), row) != chain_rows_.end()) continue;
     chain_rows_.push_back(row);
-    Hists::AddAcc(&hists.at(row), s.period);
-    if (graph) hists.chains().AddRef(row, chain_pos, static_cast<uint32_t>(k), static_cast<uint32_t>(n), s.period);
+    Hists::AddAcc(&hists.at(row), s.period, s.nr_samples);
+    if (graph)
+      hists.chains().AddRef(row, chain_pos, static_cast<uint32_t>(k), static_cast<uint32_t>(n), s.period, s.nr_samples);
   }
 }
 

@@ -143,10 +143,11 @@ Result<std::unique_ptr<Report>> Report::Create(PerfFile* file, const ReportOptio
   so.keep_root_side = cg.caller_order;
   so.adjust_return_addresses = options.adjust_return_addresses;
   so.coalesce = options.sum_samples && !chains && !r->branch_mode_;
+  so.coalesce_chains = options.sum_samples && chains && !r->branch_mode_;
   for (const SortKey* k : *keys)
     if (k->name == std::string_view("cpu")) so.coalesce_by_cpu = true;
   for (const SortKey* k : *keys)  // summed samples carry no time
-    if (k->name == std::string_view("time")) so.coalesce = false;
+    if (k->name == std::string_view("time")) so.coalesce = so.coalesce_chains = false;
   so.defer_kernel_symbols = options.defer_kernel_symbols && !r->branch_mode_;
   so.thread_read_values = options.show_threads;
   so.use_threads = options.use_threads;

@@ -100,9 +100,10 @@ struct ReportOptions {
   // placeholders and put the real symbols in after the read instead of waiting (only
   // without callchains, Children and --symbols). Same output either way.
   bool defer_kernel_symbols = true;
-  // Without Children and call graph, sum samples per (evsel, pid, tid, cpu, cpumode, ip)
-  // between model changes and resolve once per key (see report/sample_sums.h). Same
-  // output either way; false resolves each sample.
+  // Sum samples per (evsel, pid, tid, cpu, cpumode, ip) — with Children or a call
+  // graph, and the recorded callchain — between model changes and resolve once per key
+  // (see session/sample_sums.h; SessionOptions::coalesce, coalesce_chains). Same output
+  // either way; false resolves each sample.
   bool sum_samples = true;
 };
 

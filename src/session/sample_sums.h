@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <vector>
 
@@ -86,6 +87,60 @@ class SampleSums {
   void Grow();
 
   std::vector<Entry> entries_;
+  std::vector<uint32_t> slots_;  // entry index + 1; 0 = empty
+  size_t mask_ = 0;
+};
+
+// ChainSums: samples with callchains summed by SampleSumKey and the recorded chain (its
+// bytes as the record holds them). While the model stands still, a key and a chain
+// resolve to the same thread, location and frames, so a report with Children or a call
+// graph resolves and aggregates once per distinct (key, chain) (a profile of a few hot
+// loops repeats each chain thousands of times). Keys in first-seen order, as SampleSums.
+class ChainSums {
+ public:
+  struct Entry {
+    SampleSumKey key;
+    uint64_t period = 0;      // sum of the samples' periods
+    uint64_t nr_samples = 0;
+    uint64_t hash = 0;
+    uint32_t chain_begin = 0;  // index into the pool, in u64 words
+    uint32_t chain_words = 0;  // the chain's entries
+  };
+
+  // Adds one sample of `period` whose PERF_SAMPLE_CALLCHAIN entries are the
+  // `chain_words` u64 words at `chain` (unaligned, any byte order: compared as bytes).
+  // Amortized O(chain_words). True when (key, chain) is new.
+  bool Add(const SampleSumKey& key, const uint8_t* chain, uint32_t chain_words, uint64_t period);
+
+  std::span<const Entry> entries() const { return entries_; }
+  // The chain of `e`, as its first sample's record held it.
+  const uint8_t* chain(const Entry& e) const { return reinterpret_cast<const uint8_t*>(pool_.data() + e.chain_begin); }
+  bool empty() const { return entries_.empty(); }
+  // Bytes held for the distinct entries and chains: a session flushes before this grows
+  // past what it allows (the sums then start again; the output is the same).
+  size_t held_bytes() const { return entries_.size() * sizeof(Entry) + pool_.size() * 8; }
+
+  // Forgets the entries and chains; keeps the capacity.
+  void Clear();
+
+  ChainSums();
+
+ private:
+  static uint64_t Hash(const SampleSumKey& k, const uint8_t* chain, uint32_t words) {
+    uint64_t h = (k.ip ^ (uint64_t{k.tid} << 40) ^ (uint64_t{k.cpu} << 24) ^ (uint64_t{k.evsel} << 56) ^
+                  (uint64_t{k.cpumode} << 20) ^ words) *
+                 0x9E3779B97F4A7C15ULL;
+    for (uint32_t i = 0; i < words; ++i) {
+      uint64_t w;
+      std::memcpy(&w, chain + size_t{i} * 8, 8);
+      h = (h ^ (h >> 31) ^ w) * 0xBF58476D1CE4E5B9ULL;
+    }
+    return h ^ (h >> 29);
+  }
+  void Grow();
+
+  std::vector<Entry> entries_;
+  std::vector<uint64_t> pool_;   // the entries' chains, one after the other
   std::vector<uint32_t> slots_;  // entry index + 1; 0 = empty
   size_t mask_ = 0;
 };

@@ -211,6 +211,15 @@ std::unique_ptr<Session> Session::Open(PerfFile* file, SessionOptions options) {
   for (const Evsel& ev : file->evsels()) sample_read |= (ev.attr.sample_type & kSampleRead) != 0;
   s->coalesce_ = o.coalesce && !chains && !sample_read && !raw && file->evsels().size() <= UINT16_MAX && !o.filter.drops_any();
   s->defer_kernel_symbols_ = o.defer_kernel_symbols && !chains && o.filter.symbols.empty();
+  bool chains_as_recorded = !s->on_demand_ && !raw;
+  for (const Evsel& ev : file->evsels()) {
+    if (!s->NeedsFor(static_cast<uint32_t>(ev.index)).callchain) continue;
+    const bool lbr_chain = (ev.attr.branch_sample_type & kBranchSampleCallStack) && (ev.attr.sample_type & kSampleBranchStack);
+    chains_as_recorded = chains_as_recorded && !lbr_chain && !s->NeedsUnwind(ev);
+  }
+  s->coalesce_chains_ = o.coalesce_chains && chains && chains_as_recorded && !sample_read &&
+                        file->evsels().size() <= UINT16_MAX && !o.filter.drops_any() && o.side_band_types == 0 &&
+                        !o.side_band_finished_round;
   return s;
 }
 
@@ -306,6 +315,7 @@ Status Session::Run() {
   read_batch_ = nullptr;
 
   FlushSums();
+  FlushChainSums();
   if (threaded_consumers_) {
     ShipBatch();
     sample_pipeline_->Close();
@@ -416,7 +426,7 @@ void Session::HandleReadBatch(const ReadBatch& rb, ReadBatch** next_batch) {
     // Decodes (and counts) a sample and starts fetching what resolving its chain reads.
     auto decode = [this](const RecordView& rec, Sample* out, const Evsel** out_ev) {
       if (!counters_.Parse(*file_, rec, out, out_ev)) return false;
-      if (WantsEagerChain(static_cast<uint32_t>((*out_ev)->index)))
+      if (!coalesce_chains_ && WantsEagerChain(static_cast<uint32_t>((*out_ev)->index)))
         if (const Thread* t = machine_->FindThread(out->tid)) PrefetchCallchain(*resolver_, t, out->callchain);
       return true;
     };
@@ -639,7 +649,10 @@ void Session::HandleRecord(const RecordView& r) {
     default: {
       const bool side_band = r.type < 64 && ((options_.side_band_types >> r.type) & 1) && !options_.consumer_thread;
       if (side_band && r.type == kRecordExit) DeliverSideBand(r);
-      if (coalesce_ && Machine::ChangesModel(r.type)) FlushSums();
+      if (Machine::ChangesModel(r.type)) {
+        if (coalesce_) FlushSums();
+        if (coalesce_chains_) FlushChainSums();
+      }
       // Only COMM keeps a time (the comm history).
       machine_->ProcessRecord(r, file_->loader(), r.type == kRecordComm ? file_->RecordTime(r) : 0);
       if (side_band && r.type != kRecordExit) DeliverSideBand(r);
@@ -808,14 +821,61 @@ void Session::ProcessParsed(Sample& s, const Evsel& ev, uint64_t perf_data_offse
   }
 }
 
-void Session::ProcessDecoded(const Sample& s, const Evsel& sample_evsel, uint64_t perf_data_offset) {
-  const Evsel* ev = &sample_evsel;
+void Session::ProcessDecoded(const Sample& s, const Evsel& ev, uint64_t perf_data_offset) {
   if (options_.filter.Drops(s.time, s.cpu)) {  // --time, -C: as if the sample were not there
     ++counters_.nr_time_cpu_dropped;
     return;
   }
+  if (!coalesce_chains_) return ResolveDecoded(s, ev, perf_data_offset, 1);
+  const SampleSumKey key{s.ip, s.pid, s.tid, options_.coalesce_by_cpu ? s.cpu : 0, static_cast<uint16_t>(ev.index),
+                         s.cpumode()};
+  const bool chain = NeedsFor(static_cast<uint32_t>(ev.index)).callchain;
+  chain_sums_.Add(key, chain ? s.callchain.data : nullptr, chain ? static_cast<uint32_t>(s.callchain.size) : 0,
+                  s.period);
+  // Summing pays where chains repeat (a few hot loops); where most are distinct it only
+  // adds a copy and a second pass: after a trial the rest is then resolved sample by
+  // sample (what was summed is delivered first, so the order holds).
+  if (++chain_samples_ == options_.coalesce_chains_trial &&
+      chain_samples_ < (chain_entries_ + chain_sums_.entries().size()) * 3 / 2) {
+    FlushChainSums();
+    coalesce_chains_ = false;
+    chain_sums_ = ChainSums();  // its memory too
+    return;
+  }
+  if (chain_sums_.held_bytes() >= kMaxChainSumsBytes) FlushChainSums();
+}
+
+void Session::FlushChainSums() {
+  std::span<const ChainSums::Entry> entries = chain_sums_.entries();
+  const bool swap = file_->loader().swap;
+  auto chain = [&](const ChainSums::Entry& e) { return U64Array{chain_sums_.chain(e), e.chain_words, swap}; };
+  Sample s;
+  s.time = 0;  // summed samples carry no time, addr or weight
+  for (size_t i = 0; i < entries.size(); ++i) {
+    // The next entry's map and symbol cache slots are fetched while this one resolves.
+    if (i + 1 < entries.size())
+      if (const Thread* t = machine_->FindThread(entries[i + 1].key.tid))
+        PrefetchCallchain(*resolver_, t, chain(entries[i + 1]));
+    const ChainSums::Entry& e = entries[i];
+    const SampleSumKey& k = e.key;
+    s.ip = k.ip;
+    s.pid = k.pid;
+    s.tid = k.tid;
+    s.cpu = k.cpu;
+    s.misc = k.cpumode;
+    s.period = e.period;
+    s.callchain = chain(e);
+    ResolveDecoded(s, file_->evsels()[k.evsel], 0, e.nr_samples);
+  }
+  chain_entries_ += entries.size();
+  chain_sums_.Clear();
+}
+
+void Session::ResolveDecoded(const Sample& s, const Evsel& sample_evsel, uint64_t perf_data_offset,
+                             uint64_t nr_samples) {
+  const Evsel* ev = &sample_evsel;
   const uint16_t cpumode = s.cpumode();
-  if (cpumode == kMiscGuestKernel || cpumode == kMiscGuestUser) ++counters_.nr_guest;
+  if (cpumode == kMiscGuestKernel || cpumode == kMiscGuestUser) counters_.nr_guest += nr_samples;
   const auto evsel = static_cast<uint32_t>(ev->index);
   const SampleNeeds& needs = NeedsFor(evsel);
 
@@ -826,26 +886,27 @@ void Session::ProcessDecoded(const Sample& s, const Evsel& sample_evsel, uint64_
   rs.period = s.period;
   rs.addr = s.addr;
   rs.weight = s.weight;
+  rs.nr_samples = nr_samples;
   const SampleFilter& filter = options_.filter;
   bool filtered = filter.ByThread(*thread);
   if (filtered && !options_.deliver_filtered) {
-    ++counters_.nr_filtered;
+    counters_.nr_filtered += nr_samples;
     return;
   }
   if (needs.location) {
     DeferredSymbol* deferred = nullptr;
     rs.location = Locate(thread, cpumode, s.ip, &deferred);
-    if (!rs.location.dso) ++counters_.nr_no_map;
-    else if (!rs.location.sym) CountNoSymbol(rs.location.dso, 1);
-    if (deferred) ++deferred->nr_samples;
+    if (!rs.location.dso) counters_.nr_no_map += nr_samples;
+    else if (!rs.location.sym) CountNoSymbol(rs.location.dso, nr_samples);
+    if (deferred) deferred->nr_samples += nr_samples;
   }
   if (filter.hide_unresolved && !rs.location.sym) {  // -U: perf drops it before the histograms
-    ++counters_.nr_unresolved_dropped;
+    counters_.nr_unresolved_dropped += nr_samples;
     return;
   }
   filtered = filtered || filter.ByLocation(rs.location);
   if (filtered && !options_.deliver_filtered) {
-    ++counters_.nr_filtered;
+    counters_.nr_filtered += nr_samples;
     return;
   }
   rs.filtered = filtered;
@@ -857,7 +918,7 @@ void Session::ProcessDecoded(const Sample& s, const Evsel& sample_evsel, uint64_
     rs.frame_source = frame_source_.get();
     rs.chain_ok = WalkCallchain(
         rs.raw_callchain, options_.max_stack, false, [](uint64_t, uint16_t, bool) {}, rs.raw_unwound_begin);
-    if (!rs.chain_ok) ++counters_.nr_bad_callchains;
+    if (!rs.chain_ok) counters_.nr_bad_callchains += nr_samples;
   } else if (!filtered && needs.callchain) {
     rs.has_callchain = true;
     uint64_t unwound_begin;
@@ -865,7 +926,7 @@ void Session::ProcessDecoded(const Sample& s, const Evsel& sample_evsel, uint64_
     rs.chain_ok = ResolveCallchain(*resolver_, thread, chain, options_.max_stack, &chain_frames_,
                                    options_.adjust_return_addresses, options_.keep_root_side, unwound_begin,
                                    options_.inline_frames);
-    if (!rs.chain_ok) ++counters_.nr_bad_callchains;
+    if (!rs.chain_ok) counters_.nr_bad_callchains += nr_samples;
     // -U: perf's add_callchain_ip leaves out the entries without a symbol.
     if (filter.hide_unresolved) std::erase_if(chain_frames_, [](const CallchainFrame& f) { return !f.al.sym; });
   }

@@ -211,6 +211,32 @@ TEST(CallchainStoreTest, WidePeriodsFoldApartFromOrdinaryOnes) {
   EXPECT_EQ(root->children[0]->hit, total);
 }
 
+// A summed reference (Session's coalesced chains) stands for `count` samples: counts
+// past a reference's 15 bits take more references, never a truncated count, and the
+// tree is the one those samples give one by one.
+TEST(CallchainStoreTest, SummedReferencesCountEverySample) {
+  Fixture fx;
+  CallchainStore one_by_one, summed;
+  auto chain = [&](CallchainStore& store) {
+    std::vector<uint32_t> ids{store.InternFrame(fx.F(0)), store.InternFrame(fx.F(1))};
+    return store.AddChain(ids);
+  };
+  const uint64_t n = 2 * CallchainStore::Ref::kMaxCount + 5;
+  const uint32_t pos1 = chain(one_by_one);
+  for (uint64_t s = 0; s < n; ++s) one_by_one.AddRef(0, pos1, 0, 2, 3);
+  one_by_one.AddRef(0, pos1, 1, 2, 11);
+  const uint32_t pos2 = chain(summed);
+  summed.AddRef(0, pos2, 0, 2, 3 * n, n);
+  summed.AddRef(0, pos2, 1, 2, 11, 1);
+  EXPECT_EQ(summed.reference_count(), 4u);  // n in three references, then b's
+  const CallGraphParams p = GraphNoThreshold();
+  const uint64_t total = 3 * n + 11;
+  auto want = one_by_one.Build(0, p, total);
+  auto got = summed.Build(0, p, total);
+  EXPECT_EQ(got->children_count, n + 1);
+  ExpectSameTree(*want, *got, "row0");
+}
+
 // Folding stops short of a reference's 15-bit count and 48-bit period: past either
 // limit the next reference is kept and later ones fold into it, so no sample or
 // period is lost; a row folded once and grown again folds again (references stay

@@ -156,6 +156,39 @@ TEST_F(SessionTest, CoalescedSamplesAddUpPerKeyBetweenModelChanges) {
   EXPECT_EQ(Run(o).lines.size(), 40u);
 }
 
+TEST_F(SessionTest, CoalescedChainsAddUpPerKeyAndChainBetweenModelChanges) {
+  SessionOptions o;
+  o.needs = {SampleNeeds{true, true}};
+  Recorder each = Run(o);
+  o.coalesce_chains = true;
+  for (bool threads : {false, true}) {
+    o.use_threads = threads;
+    o.consumer_thread = threads;
+    SessionCounters c;
+    Recorder summed = Run(o, &c);
+    EXPECT_EQ(summed.period, each.period);
+    EXPECT_EQ(summed.nr_samples, 40u);
+    EXPECT_EQ(c.nr_bad_callchains, 1u);
+    // Before the COMM: each ip with the full chain, then the corrupt chain (sample 7);
+    // after it, the two ips again.
+    ASSERT_EQ(summed.lines.size(), 5u);
+    EXPECT_NE(summed.lines[0].find(" x13 | leaf <leaf <work <main"), std::string::npos) << summed.lines[0];
+    EXPECT_NE(summed.lines[1].find(" x11 | leaf <leaf <work <main"), std::string::npos) << summed.lines[1];
+    EXPECT_EQ(summed.lines[2].substr(summed.lines[2].size() - 10), " x1 | leaf") << summed.lines[2];
+    EXPECT_EQ(summed.lines[4].substr(0, 7), "second ");
+  }
+  // Where summing does not pay it stops after the trial: two samples, two entries
+  // (3 samples must make 2 entries or fewer). What was summed goes out first, then each
+  // sample as it comes: the delivery is the sample-by-sample one.
+  o.coalesce_chains_trial = 2;
+  EXPECT_EQ(Run(o).lines, each.lines);
+  o.coalesce_chains_trial = 3;  // three samples, two entries: summing goes on
+  EXPECT_EQ(Run(o).lines.size(), 5u);
+  // Chains resolved on demand are not summed.
+  o.needs = {SampleNeeds{true, true, true}};
+  EXPECT_EQ(Run(o).lines.size(), 40u);
+}
+
 // A consumer that sums by itself: it describes each key when first seen and adds the
 // sums per slot; the lines must equal what OnSample delivery gives.
 struct SlotRecorder : SampleConsumer {
