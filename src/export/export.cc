@@ -42,6 +42,9 @@ Result<SessionOptions> ExportSessionOptions(PerfFile* file, const ExportOptions&
   // profile's time comes from HEADER_SAMPLE_TIME then). The Firefox Profiler's
   // timeline needs every sample's time.
   so.coalesce = !chains && options.format != ExportFormat::kFirefox;
+  // Folded stacks and the HTML report count samples per stack, in nothing but
+  // first-seen order: samples with the same recorded chain are summed too.
+  so.coalesce_chains = options.format == ExportFormat::kFolded || options.format == ExportFormat::kHtml;
   so.use_threads = options.use_threads;
   // The pprof consumer finds each new frame's map in the Machine: on the resolving thread.
   so.consumer_thread = false;
