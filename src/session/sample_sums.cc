@@ -46,8 +46,9 @@ bool ChainSums::Add(const SampleSumKey& key, const uint8_t* chain, uint32_t chai
   size_t i = hash & mask_;
   while (uint32_t s = slots_[i]) {
     Entry& e = entries_[s - 1];
+    // memcmp only with words: its pointers must not be null even for 0 bytes.
     if (e.hash == hash && e.key == key && e.chain_words == chain_words &&
-        std::memcmp(pool_.data() + e.chain_begin, chain, size_t{chain_words} * 8) == 0) {
+        (chain_words == 0 || std::memcmp(pool_.data() + e.chain_begin, chain, size_t{chain_words} * 8) == 0)) {
       e.period += period;
       ++e.nr_samples;
       return false;
