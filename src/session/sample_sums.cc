@@ -5,37 +5,51 @@
 namespace perflens {
 
 namespace {
+
 constexpr size_t kInitialSlots = 4096;
+
+// The open-addressing slots of both tables (entry index + 1, 0 = empty), given the
+// entries' hashes by index.
+template <typename HashOf>
+void GrowSlots(std::vector<uint32_t>* slots, size_t* mask, size_t nr_entries, HashOf hash_of) {
+  std::vector<uint32_t> grown(slots->size() * 2, 0);
+  const size_t m = grown.size() - 1;
+  for (size_t n = 0; n < nr_entries; ++n) {
+    size_t i = hash_of(n) & m;
+    while (grown[i]) i = (i + 1) & m;
+    grown[i] = static_cast<uint32_t>(n + 1);
+  }
+  *slots = std::move(grown);
+  *mask = m;
 }
+
+template <typename HashOf>
+void ClearSlots(std::vector<uint32_t>* slots, size_t mask, size_t nr_entries, HashOf hash_of) {
+  // Few entries (a flush at each side-band record of a system-wide recording): clear
+  // their slots; many: the whole table is about as cheap.
+  if (nr_entries * 8 >= slots->size()) {
+    std::fill(slots->begin(), slots->end(), 0);
+    return;
+  }
+  for (size_t n = 0; n < nr_entries; ++n) {
+    size_t i = hash_of(n) & mask;
+    while ((*slots)[i]) {
+      (*slots)[i] = 0;  // the whole probe run: every slot in it belongs to an entry
+      i = (i + 1) & mask;
+    }
+  }
+}
+
+}  // namespace
 
 SampleSums::SampleSums() : slots_(kInitialSlots, 0), mask_(kInitialSlots - 1) {}
 
 void SampleSums::Grow() {
-  std::vector<uint32_t> slots(slots_.size() * 2, 0);
-  const size_t mask = slots.size() - 1;
-  for (size_t n = 0; n < entries_.size(); ++n) {
-    size_t i = Hash(entries_[n].key) & mask;
-    while (slots[i]) i = (i + 1) & mask;
-    slots[i] = static_cast<uint32_t>(n + 1);
-  }
-  slots_ = std::move(slots);
-  mask_ = mask;
+  GrowSlots(&slots_, &mask_, entries_.size(), [this](size_t n) { return Hash(entries_[n].key); });
 }
 
 void SampleSums::Clear() {
-  // Few entries (a flush at each side-band record of a system-wide recording): clear
-  // their slots; many: the whole table is about as cheap.
-  if (entries_.size() * 8 < slots_.size()) {
-    for (const Entry& e : entries_) {
-      size_t i = Hash(e.key) & mask_;
-      while (slots_[i]) {
-        slots_[i] = 0;  // the whole probe run: every slot in it belongs to an entry
-        i = (i + 1) & mask_;
-      }
-    }
-  } else {
-    std::fill(slots_.begin(), slots_.end(), 0);
-  }
+  ClearSlots(&slots_, mask_, entries_.size(), [this](size_t n) { return Hash(entries_[n].key); });
   entries_.clear();
 }
 
@@ -65,29 +79,11 @@ bool ChainSums::Add(const SampleSumKey& key, const uint8_t* chain, uint32_t chai
 }
 
 void ChainSums::Grow() {
-  std::vector<uint32_t> slots(slots_.size() * 2, 0);
-  const size_t mask = slots.size() - 1;
-  for (size_t n = 0; n < entries_.size(); ++n) {
-    size_t i = entries_[n].hash & mask;
-    while (slots[i]) i = (i + 1) & mask;
-    slots[i] = static_cast<uint32_t>(n + 1);
-  }
-  slots_ = std::move(slots);
-  mask_ = mask;
+  GrowSlots(&slots_, &mask_, entries_.size(), [this](size_t n) { return entries_[n].hash; });
 }
 
 void ChainSums::Clear() {
-  if (entries_.size() * 8 < slots_.size()) {
-    for (const Entry& e : entries_) {
-      size_t i = e.hash & mask_;
-      while (slots_[i]) {
-        slots_[i] = 0;
-        i = (i + 1) & mask_;
-      }
-    }
-  } else {
-    std::fill(slots_.begin(), slots_.end(), 0);
-  }
+  ClearSlots(&slots_, mask_, entries_.size(), [this](size_t n) { return entries_[n].hash; });
   entries_.clear();
   pool_.clear();
 }
