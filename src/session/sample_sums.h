@@ -78,6 +78,7 @@ class SampleSums {
   SampleSums();
 
  private:
+  friend class ChainSums;  // which hashes the key the same way, then its chain
   static uint64_t Hash(const SampleSumKey& k) {
     uint64_t h = (k.ip ^ (uint64_t{k.tid} << 40) ^ (uint64_t{k.cpu} << 24) ^ (uint64_t{k.evsel} << 56) ^
                   (uint64_t{k.cpumode} << 20)) *
@@ -127,9 +128,7 @@ class ChainSums {
 
  private:
   static uint64_t Hash(const SampleSumKey& k, const uint8_t* chain, uint32_t words) {
-    uint64_t h = (k.ip ^ (uint64_t{k.tid} << 40) ^ (uint64_t{k.cpu} << 24) ^ (uint64_t{k.evsel} << 56) ^
-                  (uint64_t{k.cpumode} << 20) ^ words) *
-                 0x9E3779B97F4A7C15ULL;
+    uint64_t h = SampleSums::Hash(k) ^ words;
     for (uint32_t i = 0; i < words; ++i) {
       uint64_t w;
       std::memcpy(&w, chain + size_t{i} * 8, 8);

@@ -209,16 +209,20 @@ std::unique_ptr<Session> Session::Open(PerfFile* file, SessionOptions options) {
   // summed samples keep neither time nor (always) cpu: the --time/-C filters need each.
   bool sample_read = false;
   for (const Evsel& ev : file->evsels()) sample_read |= (ev.attr.sample_type & kSampleRead) != 0;
-  s->coalesce_ = o.coalesce && !chains && !sample_read && !raw && file->evsels().size() <= UINT16_MAX && !o.filter.drops_any();
+  // What both kinds of summing need: one sample per record, no per-sample filter, raw
+  // data or time, evsel indexes that fit the key.
+  const bool summable = !sample_read && !raw && file->evsels().size() <= UINT16_MAX && !o.filter.drops_any();
+  s->coalesce_ = o.coalesce && !chains && summable;
   s->defer_kernel_symbols_ = o.defer_kernel_symbols && !chains && o.filter.symbols.empty();
-  bool chains_as_recorded = !s->on_demand_ && !raw;
+  // Summed chains are the recorded ones: not unwound, not rebuilt from LBR, not resolved
+  // on demand; side-band records must keep their place among the samples.
+  bool chains_as_recorded = !s->on_demand_;
   for (const Evsel& ev : file->evsels()) {
     if (!s->NeedsFor(static_cast<uint32_t>(ev.index)).callchain) continue;
     const bool lbr_chain = (ev.attr.branch_sample_type & kBranchSampleCallStack) && (ev.attr.sample_type & kSampleBranchStack);
     chains_as_recorded = chains_as_recorded && !lbr_chain && !s->NeedsUnwind(ev);
   }
-  s->coalesce_chains_ = o.coalesce_chains && chains && chains_as_recorded && !sample_read &&
-                        file->evsels().size() <= UINT16_MAX && !o.filter.drops_any() && o.side_band_types == 0 &&
+  s->coalesce_chains_ = o.coalesce_chains && chains && chains_as_recorded && summable && o.side_band_types == 0 &&
                         !o.side_band_finished_round;
   return s;
 }
