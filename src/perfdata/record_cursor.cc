@@ -16,8 +16,12 @@ bool RecordCursor::Stop(const RecordView* r, uint64_t extra) {
                  r->size, pos_, RecordTypeLabel(r->type), end_ - pos_,
                  100.0 * static_cast<double>(end_ - pos_) / static_cast<double>(end_ - begin_));
   } else if (r->size > end_ - pos_) {
-    error_ = Err("{} at offset {:#x} has size {} but only {} bytes remain: file truncated", RecordTypeLabel(r->type),
-                 pos_, r->size, end_ - pos_);
+    // A cut file and a corrupt size field look alike from here: say both, and how much
+    // of the data is lost either way.
+    error_ = Err("{} at offset {:#x} has size {} but only {} bytes of the data remain: the file is truncated or the "
+                 "record's size is corrupt; stopped reading: the last {} bytes ({:.1f}% of the data) were not read",
+                 RecordTypeLabel(r->type), pos_, r->size, end_ - pos_, end_ - pos_,
+                 100.0 * static_cast<double>(end_ - pos_) / static_cast<double>(end_ - begin_));
   } else {
     error_ = Err("{} at offset {:#x} announces {} bytes of trailing data past the end of the file",
                  RecordTypeLabel(r->type), pos_, extra);

@@ -157,6 +157,27 @@ TEST(MalformedTest, ZeroAndTooSmallRecordSizeStop) {
   }
 }
 
+// A record whose size field runs past the end of an intact data section (a corrupt size,
+// or a cut the header does not show): the reader stops there and says it could be
+// either, with how much of the data was not read.
+TEST(MalformedTest, RecordSizePastTheDataEndSaysTruncatedOrCorrupt) {
+  PerfDataWriter w;
+  w.AddAttr(MakeAttr(kSampleIp | kSampleTime), {1});
+  w.Comm(1, 1, "ok", false, SidAt(1, 1));
+  const uint64_t bad_offset = w.data_offset() + w.data().size();
+  w.Raw(kRecordSample, kMiscUser, std::vector<uint8_t>(16), 0xffff);
+  w.Comm(2, 2, "never", false, SidAt(2, 2));
+  auto rr = ReadAll(w.Finish());
+  ASSERT_TRUE(rr.file);
+  EXPECT_EQ(rr.stats.nr_records[kRecordComm], 1u);
+  ASSERT_TRUE(rr.stats.stopped.has_value());
+  const std::string& msg = rr.stats.stopped->message;
+  EXPECT_NE(msg.find(fmt::format("SAMPLE (type 9) at offset {:#x} has size 65535", bad_offset)), std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("truncated or the record's size is corrupt"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("were not read"), std::string::npos) << msg;
+}
+
 TEST(MalformedTest, HeaderFieldsOutOfRange) {
   PerfDataWriter w;
   w.AddAttr(MakeAttr(kSampleIp), {1});
