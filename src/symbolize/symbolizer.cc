@@ -226,11 +226,17 @@ std::string KernelRefSymbol(const Machine* machine) {
 
 using Parts = DsoModule::Parts;
 
+// The DSOs noted under one reason. Listed by Dso id (the order the model made them),
+// not by when each was loaded: loads run on several threads (kallsyms beside the read),
+// and the summary must not change from run to run.
 struct ProblemClass {
-  size_t dsos = 0;
-  std::string first;
-  std::vector<std::string> names;  // the first kMaxNames DSOs that failed this way
-  bool unresolved = false;         // a DSO whose symbols are missing (Fail), not a note
+  struct Item {
+    int dso_id = 0;
+    std::string name;     // "" for a note
+    std::string message;
+  };
+  std::vector<Item> items;  // one per Note; at most one per Dso and reason
+  bool unresolved = false;  // a DSO whose symbols are missing (Fail), not a note
   static constexpr size_t kMaxNames = 4;
 };
 
@@ -366,24 +372,22 @@ struct Symbolizer::Impl {
   bool LoadJitdump(const Dso& dso, Parts* e);
   void LoadKsymbol(const Dso& dso, Parts* e);
   void LoadVdso(const Dso& dso, Parts* e);
-  // Counts a Dso under `cls`; the first one's message is the summary line. `dso`: the
-  // name listed for a DSO whose symbols are missing ("" for a note).
-  void Note(const std::string& cls, std::string message, const std::string& dso = "") {
+  // Counts `dso` under `cls`. `name`: the name listed for a DSO whose symbols are
+  // missing ("" for a note).
+  void Note(const Dso& dso, const std::string& cls, std::string message, const std::string& name = "") {
     std::lock_guard<std::mutex> lock(problems_mu);
     ProblemClass& p = problems[cls];
-    if (p.dsos++ == 0) p.first = std::move(message);
-    if (!dso.empty()) {
-      p.unresolved = true;
-      if (p.names.size() < ProblemClass::kMaxNames) p.names.push_back(dso);
-    }
+    p.items.push_back({dso.id(), name, std::move(message)});
+    p.unresolved |= !name.empty();
   }
   // `cls` says why in the words of the summary: "no file", "build-id mismatch",
   // "stripped", "foreign kernel", "vdso image unavailable", ...
-  void Fail(Parts* e, LoadStatus status, const std::string& cls, const std::string& dso, std::string message) {
+  void Fail(Parts* e, const Dso& dso, LoadStatus status, const std::string& cls, const std::string& name,
+            std::string message) {
     e->info.status = status;
     e->info.message = message;
     e->info.symtab_origin = '!';
-    Note(cls, std::move(message), dso);
+    Note(dso, cls, std::move(message), name);
   }
   void Loaded(Parts* e, SymbolTable table, std::string path) {
     e->owned = std::move(table);
@@ -457,13 +461,22 @@ std::vector<std::string> Symbolizer::Problems() const {
   std::lock_guard<std::mutex> lock(impl_->problems_mu);
   std::vector<std::string> out;
   for (const auto& [cls, p] : impl_->problems) {
-    if (p.dsos == 1) {
-      out.push_back(p.unresolved && p.first.find(cls) == std::string::npos ? cls + ": " + p.first : p.first);
+    std::vector<const ProblemClass::Item*> items;
+    for (const ProblemClass::Item& item : p.items) items.push_back(&item);
+    std::stable_sort(items.begin(), items.end(), [](const auto* a, const auto* b) { return a->dso_id < b->dso_id; });
+    const std::string& first = items.front()->message;  // the summary line's example
+    if (items.size() == 1) {
+      out.push_back(p.unresolved && first.find(cls) == std::string::npos ? cls + ": " + first : first);
     } else {
       std::string names;
-      for (const std::string& n : p.names) names += (names.empty() ? ": " : ", ") + n;
-      if (p.names.size() < p.dsos && !names.empty()) names += ", …";
-      out.push_back(fmt::format("{} ({} DSOs{}), e.g. {}", cls, p.dsos, names, p.first));
+      size_t listed = 0;
+      for (const ProblemClass::Item* item : items) {
+        if (item->name.empty() || listed == ProblemClass::kMaxNames) continue;
+        names += (names.empty() ? ": " : ", ") + item->name;
+        ++listed;
+      }
+      if (listed < items.size() && !names.empty()) names += ", …";
+      out.push_back(fmt::format("{} ({} DSOs{}), e.g. {}", cls, items.size(), names, first));
     }
   }
   if (impl_->debuginfod)
@@ -602,15 +615,15 @@ void Symbolizer::Impl::LoadUser(const Dso& dso, Parts* e) {
   }
   if (syms.empty() && runtime.empty()) {
     if (!mismatches.empty()) {
-      Fail(e, LoadStatus::kBuildIdMismatch, "build-id mismatch", name,
+      Fail(e, dso, LoadStatus::kBuildIdMismatch, "build-id mismatch", name,
            fmt::format("{}: no file with build-id {} ({})", name, bid.ToHex(), Join(mismatches)));
     } else if (!errors.empty()) {
-      Fail(e, LoadStatus::kError, "unreadable", name, fmt::format("{}: {}", name, Join(errors, 2)));
+      Fail(e, dso, LoadStatus::kError, "unreadable", name, fmt::format("{}: {}", name, Join(errors, 2)));
     } else if (std::find_if(looked.begin(), looked.end(), IsRegularFile) != looked.end()) {
-      Fail(e, LoadStatus::kNoSymbols, "stripped", name, fmt::format("{}: no .symtab or .dynsym", name));
+      Fail(e, dso, LoadStatus::kNoSymbols, "stripped", name, fmt::format("{}: no .symtab or .dynsym", name));
     } else {
       std::string want = bid.empty() ? "" : fmt::format(" with build-id {}", bid.ToHex());
-      Fail(e, LoadStatus::kNotFound, "no file", name, fmt::format("{}: no file{} (looked in: {})", name, want, Join(looked)));
+      Fail(e, dso, LoadStatus::kNotFound, "no file", name, fmt::format("{}: no file{} (looked in: {})", name, want, Join(looked)));
     }
     return;
   }
@@ -624,7 +637,7 @@ void Symbolizer::Impl::LoadUser(const Dso& dso, Parts* e) {
   eo.demangle_params = options.demangle_params;
   auto image = LoadElfImage(syms, runtime, eo);
   if (!image.ok()) {
-    Fail(e, LoadStatus::kError, "unreadable", name, fmt::format("{}: {}", name, image.error().message));
+    Fail(e, dso, LoadStatus::kError, "unreadable", name, fmt::format("{}: {}", name, image.error().message));
     return;
   }
   LoadedElf(e, std::move(*image), syms, runtime);
@@ -688,11 +701,11 @@ bool Symbolizer::Impl::LoadVmlinux(const Dso& dso, Parts* e) {
   const std::string& path = options.vmlinux;
   auto info = ReadElfInfo(path);
   if (!info.ok()) {
-    Fail(e, LoadStatus::kError, "kernel", dso.long_name(), info.error().message);
+    Fail(e, dso, LoadStatus::kError, "kernel", dso.long_name(), info.error().message);
     return false;
   }
   if (!dso.build_id().empty() && !info->build_id.empty() && !dso.build_id().MatchesNote(info->build_id)) {
-    Fail(e, LoadStatus::kBuildIdMismatch, "kernel", dso.long_name(),
+    Fail(e, dso, LoadStatus::kBuildIdMismatch, "kernel", dso.long_name(),
          fmt::format("[kernel.kallsyms]: {} has build-id {}, the recording needs {}", path, info->build_id.ToHex(),
                      dso.build_id().ToHex()));
     return false;
@@ -704,7 +717,7 @@ bool Symbolizer::Impl::LoadVmlinux(const Dso& dso, Parts* e) {
   eo.synthesize_plt = false;
   auto table = LoadElfSymbols(path, path, eo);
   if (!table.ok()) {
-    Fail(e, LoadStatus::kError, "kernel", dso.long_name(), table.error().message);
+    Fail(e, dso, LoadStatus::kError, "kernel", dso.long_name(), table.error().message);
     return false;
   }
   std::string ref = KernelRefSymbol(machine);
@@ -752,7 +765,7 @@ void Symbolizer::Impl::LoadKernel(const Dso& dso, Parts* e) {
                       : !options.symfs.empty()        ? "kernel symbols not under --symfs"
                       : refusal == kUnidentifiedKernel ? "unidentified kernel"
                                                       : "foreign kernel";
-    Fail(e, kallsyms_info.status, cls, dso.long_name(), kallsyms_info.message);
+    Fail(e, dso, kallsyms_info.status, cls, dso.long_name(), kallsyms_info.message);
     return;
   }
   e->info = kallsyms_info;
@@ -762,7 +775,7 @@ void Symbolizer::Impl::LoadKernel(const Dso& dso, Parts* e) {
   }
   auto it = kallsyms->modules.find(ModuleKey(dso));
   if (it == kallsyms->modules.end()) {
-    Fail(e, LoadStatus::kNotFound, "kernel module", dso.long_name(),
+    Fail(e, dso, LoadStatus::kNotFound, "kernel module", dso.long_name(),
          fmt::format("{}: module {} not in {}", dso.long_name(), ModuleKey(dso), kallsyms_info.path));
     return;
   }
@@ -793,13 +806,13 @@ void Symbolizer::Impl::LoadJit(const Dso& dso, Parts* e) {
   std::string path = dso.jit_pid ? fmt::format("/tmp/perf-{}.map", dso.jit_pid) : dso.long_name();
   auto text = ReadTextFile(path);
   if (!text.ok()) {
-    Fail(e, LoadStatus::kNotFound, "jit map", dso.long_name(), text.error().message);
+    Fail(e, dso, LoadStatus::kNotFound, "jit map", dso.long_name(), text.error().message);
     return;
   }
   size_t bad = 0;
   SymbolTable t = ParsePerfMap(*text, &bad);
   if (bad) {
-    Note("jit map lines", fmt::format("{}: {} malformed lines skipped", path, bad));
+    Note(dso, "jit map lines", fmt::format("{}: {} malformed lines skipped", path, bad));
   }
   Loaded(e, std::move(t), path);
 }
@@ -819,22 +832,22 @@ bool Symbolizer::Impl::LoadJitdump(const Dso& dso, Parts* e) {
   if (!marker) return false;
   auto path = PathUnderSymfs(options.symfs, marker->long_name());
   if (!path) {
-    Note("jitdump", fmt::format("{}: outside --symfs {}, using the perf map", marker->printable_long_name(),
+    Note(dso, "jitdump", fmt::format("{}: outside --symfs {}, using the perf map", marker->printable_long_name(),
                                 options.symfs));
     return false;
   }
   auto dump = ReadJitdump(*path);
   if (!dump.ok()) {
-    Note("jitdump", fmt::format("{}, using the perf map", dump.error().message));
+    Note(dso, "jitdump", fmt::format("{}, using the perf map", dump.error().message));
     return false;
   }
   if (dump->pid != dso.jit_pid) {
-    Note("jitdump", fmt::format("{}: written by pid {}, mapped by pid {}; using the perf map", *path, dump->pid,
+    Note(dso, "jitdump", fmt::format("{}: written by pid {}, mapped by pid {}; using the perf map", *path, dump->pid,
                                 dso.jit_pid));
     return false;
   }
   if (dump->bad_records) {
-    Note("jitdump records", fmt::format("{}: {} damaged records skipped", *path, dump->bad_records));
+    Note(dso, "jitdump records", fmt::format("{}: {} damaged records skipped", *path, dump->bad_records));
   }
   Loaded(e, std::move(dump->symbols), *path);
   return true;
@@ -861,7 +874,7 @@ void Symbolizer::Impl::LoadVdso(const Dso& dso, Parts* e) {
   std::vector<std::string> looked;
   // A --vdso image the user named but that cannot be used is said so once.
   auto refuse_user_image = [&](const Candidate& c, const std::string& why) {
-    if (c.kind == CandidateKind::kUserFile) Note("--vdso", fmt::format("--vdso {}: {}; ignored", c.path, why));
+    if (c.kind == CandidateKind::kUserFile) Note(dso, "--vdso", fmt::format("--vdso {}: {}; ignored", c.path, why));
   };
   FinderOptions fo{options.symfs, buildid_dir, "vdso", debuginfod != nullptr && !bid.empty()};
   for (const Candidate& s : DebugFileCandidates(VdsoDebugSources(), query, fo)) {
@@ -888,7 +901,7 @@ void Symbolizer::Impl::LoadVdso(const Dso& dso, Parts* e) {
       bool same = uname(&u) == 0 && !options.recorded_osrelease.empty() && options.recorded_osrelease == u.release &&
                   !options.recorded_arch.empty() && options.recorded_arch == u.machine;
       if (!same) {
-        Fail(e, LoadStatus::kNotFound, "vdso image unavailable", name,
+        Fail(e, dso, LoadStatus::kNotFound, "vdso image unavailable", name,
              fmt::format("{}: no build-id recorded and the recording's kernel ({} {}) is not this one ({} {}); not "
                          "using the local vdso. Pass --vdso FILE with the recording kernel's vdso image, or "
                          "report on the recording machine",
@@ -897,7 +910,7 @@ void Symbolizer::Impl::LoadVdso(const Dso& dso, Parts* e) {
                          u.machine));
         return;
       }
-      Note(name + " unverified",
+      Note(dso, name + " unverified",
            fmt::format("{}: no build-id recorded; using the local vdso ({}) of the same kernel release {}", name,
                        local_desc, u.release));
     }
@@ -911,11 +924,11 @@ void Symbolizer::Impl::LoadVdso(const Dso& dso, Parts* e) {
     return;
   }
   if (bid.empty()) {
-    Fail(e, LoadStatus::kNotFound, "vdso image unavailable", name,
+    Fail(e, dso, LoadStatus::kNotFound, "vdso image unavailable", name,
          fmt::format("{}: no build-id recorded and no usable image", name));
     return;
   }
-  Fail(e, LoadStatus::kBuildIdMismatch, "vdso image unavailable", name,
+  Fail(e, dso, LoadStatus::kBuildIdMismatch, "vdso image unavailable", name,
        fmt::format("{}: no image with build-id {} (looked in: {}); local vdso is {}", name, bid.ToHex(),
                    Join(looked), local_desc));
 }

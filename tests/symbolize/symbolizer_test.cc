@@ -143,6 +143,28 @@ TEST(SymbolizerTest, RefusesBuildIdMismatch) {
       << problems[0];
 }
 
+// The summary lists DSOs by their ids (the order the model made them), whichever
+// thread loaded which first: kallsyms loads beside the read, so load order varies from
+// run to run (a corpus file's "foreign kernel" line swapped its two DSOs between runs).
+TEST(SymbolizerTest, ProblemSummaryIsInDsoOrderWhateverTheLoadOrder) {
+  TempDir dir;
+  Built b = BuildProgram(dir);
+  std::vector<std::string> lines[2];
+  for (int reverse : {0, 1}) {
+    Dso first(2, b.bin, DsoKind::kUser), second(3, b.stripped, DsoKind::kUser);
+    first.set_build_id(*BuildId::FromHex("00112233445566778899aabbccddeeff00112233"));
+    second.set_build_id(*BuildId::FromHex("ffeeddccbbaa99887766554433221100ffeeddcc"));
+    Symbolizer s({.buildid_dir = dir / "empty-cache"}, nullptr);
+    for (const Dso* d : reverse ? std::vector<const Dso*>{&second, &first} : std::vector<const Dso*>{&first, &second})
+      EXPECT_EQ(s.Info(*d).status, LoadStatus::kBuildIdMismatch);
+    lines[reverse] = s.Problems();
+  }
+  ASSERT_EQ(lines[0].size(), 1u);
+  EXPECT_EQ(lines[0][0].rfind("build-id mismatch (2 DSOs: " + b.bin + ", " + b.stripped + "), e.g. " + b.bin, 0), 0u)
+      << lines[0][0];
+  EXPECT_EQ(lines[1], lines[0]);
+}
+
 TEST(SymbolizerTest, StrippedBinaryUsesDebuglinkFile) {
   TempDir dir;
   Built b = BuildProgram(dir);
