@@ -55,8 +55,8 @@ void SampleSums::Clear() {
 
 ChainSums::ChainSums() : slots_(kInitialSlots, 0), mask_(kInitialSlots - 1) {}
 
-bool ChainSums::Add(const SampleSumKey& key, const uint8_t* chain, uint32_t chain_words, uint64_t period) {
-  const uint64_t hash = Hash(key, chain, chain_words);
+bool ChainSums::Add(const SampleSumKey& key, const uint8_t* chain, uint32_t chain_words, uint64_t period,
+                    uint64_t hash) {
   size_t i = hash & mask_;
   while (uint32_t s = slots_[i]) {
     Entry& e = entries_[s - 1];

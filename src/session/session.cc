@@ -229,23 +229,10 @@ std::unique_ptr<Session> Session::Open(PerfFile* file, SessionOptions options) {
 
 Status Session::Run() {
   threaded_consumers_ = false;
-  std::thread consumer_thread;
-  // Coalesced samples are delivered once per key: nothing for a thread to do.
-  if (options_.use_threads && options_.consumer_thread && !coalesce_ && !on_demand_) {
-    sample_pipeline_ = std::make_unique<Pipeline<SampleBatch>>();
-    sample_batch_ = sample_pipeline_->TakeFree();
-    try {
-      consumer_thread = std::thread([this] {
-        while (SampleBatch* b = sample_pipeline_->TakeFull()) {
-          DeliverBatch(*b);
-          sample_pipeline_->Recycle(b);
-        }
-      });
-    } catch (const std::system_error&) {
-      // No second thread: samples are delivered on this one.
-    }
-    threaded_consumers_ = consumer_thread.joinable();
-  }
+  // Coalesced samples are delivered once per key: nothing for a thread to do. Summed
+  // chains are too, until the trial (SumChain) finds many distinct ones.
+  wants_consumer_thread_ = options_.use_threads && options_.consumer_thread && !coalesce_ && !on_demand_;
+  if (wants_consumer_thread_ && !coalesce_chains_) StartConsumerThread();
 
   // Framing and ordering on a reading thread when one can be had; decoding and
   // resolution here. Records are passed as views (the PerfFile keeps their bytes).
@@ -323,7 +310,7 @@ Status Session::Run() {
   if (threaded_consumers_) {
     ShipBatch();
     sample_pipeline_->Close();
-    consumer_thread.join();
+    consumer_thread_.join();
   }
   sample_pipeline_.reset();
   sample_batch_ = nullptr;
@@ -399,6 +386,22 @@ Status Session::ReadParallel() {
   return st;
 }
 
+void Session::StartConsumerThread() {
+  sample_pipeline_ = std::make_unique<Pipeline<SampleBatch>>();
+  sample_batch_ = sample_pipeline_->TakeFree();
+  try {
+    consumer_thread_ = std::thread([this] {
+      while (SampleBatch* b = sample_pipeline_->TakeFull()) {
+        DeliverBatch(*b);
+        sample_pipeline_->Recycle(b);
+      }
+    });
+  } catch (const std::system_error&) {
+    // No second thread: samples are delivered on this one.
+  }
+  threaded_consumers_ = consumer_thread_.joinable();
+}
+
 void Session::ReportProgress(uint64_t perf_data_offset, bool finished) {
   SessionProgress p;
   if (!finished) progress_offset_ = std::max(progress_offset_, perf_data_offset);
@@ -461,8 +464,13 @@ void Session::HandleReadBatch(const ReadBatch& rb, ReadBatch** next_batch) {
         current_ahead_ = nullptr;
       }
     };
+    size_t first = 0;
+    if (coalesce_chains_) {  // never with unwind_ahead_: summed chains are not unwound
+      first = SumChains(recs, 0);
+      if (first == recs.size()) return;
+    }
     if (!unwind_ahead_) {
-      process(0, recs.size(), nullptr);
+      process(first, recs.size(), nullptr);
       return;
     }
     // Runs of records that change no maps: their samples' stacks are unwound on all
@@ -831,22 +839,85 @@ void Session::ProcessDecoded(const Sample& s, const Evsel& ev, uint64_t perf_dat
     return;
   }
   if (!coalesce_chains_) return ResolveDecoded(s, ev, perf_data_offset, 1);
-  const SampleSumKey key{s.ip, s.pid, s.tid, options_.coalesce_by_cpu ? s.cpu : 0, static_cast<uint16_t>(ev.index),
-                         s.cpumode()};
-  const bool chain = NeedsFor(static_cast<uint32_t>(ev.index)).callchain;
-  chain_sums_.Add(key, chain ? s.callchain.data : nullptr, chain ? static_cast<uint32_t>(s.callchain.size) : 0,
-                  s.period);
+  ChainSample c;
+  FillChainSample(s, ev, &c);
+  SumChain(c);
+}
+
+void Session::FillChainSample(const Sample& s, const Evsel& ev, ChainSample* out) const {
+  out->key = {s.ip, s.pid, s.tid, options_.coalesce_by_cpu ? s.cpu : 0, static_cast<uint16_t>(ev.index), s.cpumode()};
+  out->period = s.period;
+  if (NeedsFor(static_cast<uint32_t>(ev.index)).callchain) {
+    out->chain = s.callchain.data;
+    out->chain_words = static_cast<uint32_t>(s.callchain.size);
+  } else {
+    out->chain = nullptr;
+    out->chain_words = 0;
+  }
+  out->hash = ChainSums::Hash(out->key, out->chain, out->chain_words);
+}
+
+void Session::SumChain(const ChainSample& c) {
+  chain_sums_.Add(c.key, c.chain, c.chain_words, c.period, c.hash);
   // Summing pays where chains repeat (a few hot loops); where most are distinct it only
   // adds a copy and a second pass: after a trial the rest is then resolved sample by
   // sample (what was summed is delivered first, so the order holds).
-  if (++chain_samples_ == options_.coalesce_chains_trial &&
-      chain_samples_ < (chain_entries_ + chain_sums_.entries().size()) * 3 / 2) {
-    FlushChainSums();
-    coalesce_chains_ = false;
-    chain_sums_ = ChainSums();  // its memory too
-    return;
+  // The trial also decides where the entries are delivered: on this thread while
+  // summing leaves few (libm.data: 1 per 20 samples, 6% faster inline), on the consumer
+  // thread when many remain (deep.data: 1 per 1.7, 19% slower inline).
+  if (++chain_samples_ == options_.coalesce_chains_trial) {
+    const uint64_t entries = chain_entries_ + chain_sums_.entries().size();
+    if (wants_consumer_thread_ && chain_samples_ < entries * 4) StartConsumerThread();
+    if (chain_samples_ < entries * 3 / 2) {
+      FlushChainSums();
+      coalesce_chains_ = false;
+      chain_sums_ = ChainSums();  // its memory too
+      return;
+    }
   }
   if (chain_sums_.held_bytes() >= kMaxChainSumsBytes) FlushChainSums();
+}
+
+size_t Session::SumChains(const std::vector<RecordView>& recs, size_t begin) {
+  constexpr size_t kRun = 128;
+  ChainSample run[kRun];
+  size_t n = 0;
+  auto add_run = [&] {
+    SumChainRun({run, n});
+    n = 0;
+  };
+  for (size_t i = begin; i < recs.size(); ++i) {
+    if (i + kPrefetchAhead < recs.size()) __builtin_prefetch(recs[i + kPrefetchAhead].data);
+    const RecordView& r = recs[i];
+    if (r.type != kRecordSample) {
+      add_run();
+      HandleRecord(r);
+      continue;
+    }
+    // Summing means no PERF_SAMPLE_READ and no --time/-C (Session::Open): ProcessParsed
+    // and ProcessDecoded would add the sample as is. Its chain stays in the record.
+    const Evsel* ev = nullptr;
+    if (!counters_.Parse(*file_, r, &sample_, &ev)) continue;
+    FillChainSample(sample_, *ev, &run[n++]);
+    // A run ends at the trial's last sample: summing may stop there.
+    if (n == kRun || chain_samples_ + n == options_.coalesce_chains_trial) {
+      add_run();
+      if (!coalesce_chains_) return i + 1;
+    }
+  }
+  add_run();
+  return recs.size();
+}
+
+void Session::SumChainRun(std::span<const ChainSample> run) {
+  constexpr size_t kSlotAhead = 16, kEntryAhead = 8, kChainAhead = 4;
+  const size_t n = run.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (i + kSlotAhead < n) chain_sums_.PrefetchSlot(run[i + kSlotAhead].hash);
+    if (i + kEntryAhead < n) chain_sums_.PrefetchEntry(run[i + kEntryAhead].hash);
+    if (i + kChainAhead < n) chain_sums_.PrefetchChain(run[i + kChainAhead].hash);
+    SumChain(run[i]);
+  }
 }
 
 void Session::FlushChainSums() {

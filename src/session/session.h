@@ -24,6 +24,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -302,7 +303,10 @@ struct SessionOptions {
   // After this many samples summing with chains stops, for the rest of the read, unless
   // it made 3 samples 2 entries or fewer (32K: a hot-loop profile sums 5×, deep
   // recursion 1.7×, 600 functions called at random 1.13×, where summing costs more than
-  // it saves). Same output either way.
+  // it saves). With consumer_thread, the summed entries are delivered on the resolving
+  // thread until then, and after it only while there are 4 samples or more per entry
+  // (the consumer thread's copy costs more than it overlaps). 0: summing never stops.
+  // Same output either way.
   uint64_t coalesce_chains_trial = 32768;
   // While kallsyms loads on its helper thread, give kernel samples placeholder symbols
   // and ReplaceSymbols at the end instead of waiting. Only without callchains and
@@ -418,6 +422,23 @@ class Session {
   void ResolveDecoded(const Sample& s, const Evsel& evsel, uint64_t perf_data_offset, uint64_t nr_samples);
   // Delivers chain_sums_ (ResolveDecoded once per entry, in first-seen order).
   void FlushChainSums();
+  // A decoded sample on its way to chain_sums_: its key, period, recorded chain (in the
+  // record's bytes) and ChainSums::Hash of them.
+  struct ChainSample {
+    SampleSumKey key;
+    uint64_t period = 0;
+    const uint8_t* chain = nullptr;
+    uint32_t chain_words = 0;
+    uint64_t hash = 0;
+  };
+  void FillChainSample(const Sample& s, const Evsel& evsel, ChainSample* out) const;
+  // Adds one to chain_sums_; may flush it, or end summing after the trial.
+  void SumChain(const ChainSample& c);
+  // The samples of recs[begin, ...) summed in runs (SumChainRun prefetches the table
+  // ahead), the other records handled between them, until the end or until the trial
+  // ends summing. Returns the index of the first record not handled.
+  size_t SumChains(const std::vector<RecordView>& recs, size_t begin);
+  void SumChainRun(std::span<const ChainSample> run);
   // A decoded sample: ProcessDecoded, or for PERF_SAMPLE_READ once per read value.
   void ProcessParsed(Sample& s, const Evsel& evsel, uint64_t perf_data_offset);
   // The chain to resolve for `s`: its recorded callchain, or with a DWARF user part
@@ -562,6 +583,10 @@ class Session {
   std::unique_ptr<Pipeline<SampleBatch>> sample_pipeline_;
   SampleBatch* sample_batch_ = nullptr;
   bool threaded_consumers_ = false;
+  // SessionOptions::consumer_thread applies: started by Run, or once chain summing stops.
+  bool wants_consumer_thread_ = false;
+  std::thread consumer_thread_;
+  void StartConsumerThread();
   SampleSums sums_;
   std::vector<SummedKey> summed_;
   std::vector<UnslottedKey> unslotted_;

@@ -182,8 +182,16 @@ TEST_F(SessionTest, CoalescedChainsAddUpPerKeyAndChainBetweenModelChanges) {
   // sample as it comes: the delivery is the sample-by-sample one.
   o.coalesce_chains_trial = 2;
   EXPECT_EQ(Run(o).lines, each.lines);
-  o.coalesce_chains_trial = 3;  // three samples, two entries: summing goes on
-  EXPECT_EQ(Run(o).lines.size(), 5u);
+  // Where it goes on, the trial also picks where entries are delivered: on the consumer
+  // thread from then on when samples are fewer than 4 per entry (3 samples, 2 entries),
+  // on the resolving thread when more (20 samples, 3 entries). Same delivery either way.
+  o.coalesce_chains_trial = 0;  // never stops
+  const std::vector<std::string> summed = Run(o).lines;
+  ASSERT_EQ(summed.size(), 5u);
+  for (uint64_t trial : {3, 20}) {
+    o.coalesce_chains_trial = trial;
+    EXPECT_EQ(Run(o).lines, summed) << trial;
+  }
   // Chains resolved on demand are not summed.
   o.needs = {SampleNeeds{true, true, true}};
   EXPECT_EQ(Run(o).lines.size(), 40u);
