@@ -16,6 +16,7 @@
 #include "perfdata/perf_event.h"
 #include "session/callchain.h"
 #include "session/resolver.h"
+#include "symbolize/elf_symbols.h"
 #include "symbolize/symbol_table.h"
 #include "symbolize/symbolizer.h"
 
@@ -71,6 +72,26 @@ void BM_SymbolTableFind(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_SymbolTableFind)->ArgName("symbols")->Arg(1000)->Arg(100000)->Arg(1000000);
+
+// Loading the symbols of a real C++ DSO (a fixed cost of every report that samples
+// it): libstdc++, which perflens itself links, 6K .dynsym entries, most of them mangled
+// and many aliases at one address. Skipped where the file is missing.
+void BM_LoadElfSymbolsLibstdcxx(benchmark::State& state) {
+  const std::string path = "/usr/lib/x86_64-linux-gnu/libstdc++.so.6";
+  if (access(path.c_str(), R_OK) != 0) {
+    state.SkipWithError("no libstdc++.so.6");
+    return;
+  }
+  for (auto _ : state) {
+    auto image = LoadElfImage(path, path, ElfSymbolOptions{});
+    if (!image.ok()) {
+      state.SkipWithError(image.error().message.c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(image->symbols.size());
+  }
+}
+BENCHMARK(BM_LoadElfSymbolsLibstdcxx)->Unit(benchmark::kMicrosecond);
 
 // A process with 64 file maps (no files: symbols unresolved) and one anonymous
 // executable map backed by /tmp/perf-PID.map with 20,000 symbols.

@@ -31,6 +31,23 @@ bool NamesDecide(const Symbol& a, const Symbol& b) {
          (a.binding == kStbGlobal) == (b.binding == kStbGlobal);
 }
 
+// Two mangled names that differ only in the digit of an Itanium <ctor-dtor-name>
+// ("_ZN3FooC1Ev" and "_ZN3FooC2Ev"; C1–C5, D0–D5, before the nested name's E, template
+// arguments' I or an abi tag's B) demangle to the same text, so perf's choice between
+// them ends in a tie that keeps the first: no need to demangle them to know (574 of
+// libstdc++'s 615 alias pairs, a third of loading its symbols). Names with "SyS" are
+// left to the full comparison (the tie-break looks at that prefix).
+bool CtorDtorVariants(std::string_view a, std::string_view b) {
+  if (a.size() != b.size() || !StartsWith(a, "_Z")) return false;
+  size_t i = 0;
+  while (i < a.size() && a[i] == b[i]) ++i;
+  if (i < 3 || i + 1 >= a.size() || a.substr(i + 1) != b.substr(i + 1)) return false;
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  const char kind = a[i - 1], next = a[i + 1];
+  return (kind == 'C' || kind == 'D') && digit(a[i]) && digit(b[i]) && (next == 'E' || next == 'I' || next == 'B') &&
+         a.find("SyS") == std::string_view::npos;
+}
+
 bool PreferFirst(const Symbol& a, const Symbol& b) {
   return ChooseFirstSymbol(a.end - a.start, a.binding, a.name, b.end - b.start, b.binding, b.name);
 }
@@ -191,7 +208,8 @@ void SymbolTable::Finish() {
       Symbol& b = symbols_[i];
       // perf compares demangled names, but only when sizes and bindings tie, and two
       // equal names compare alike either way (.symtab and .dynsym list most twice).
-      if ((a.demangle_pending || b.demangle_pending) && NamesDecide(a, b) && a.name != b.name) {
+      if ((a.demangle_pending || b.demangle_pending) && NamesDecide(a, b) && a.name != b.name &&
+          !(a.demangle_pending && b.demangle_pending && CtorDtorVariants(a.name, b.name))) {
         if (a.demangle_pending) DemanglePending(&a);
         if (b.demangle_pending) DemanglePending(&b);
       }

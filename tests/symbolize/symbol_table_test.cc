@@ -196,6 +196,33 @@ TEST(SymbolTableTest, DuplicatesCompareDemangledNames) {
   EXPECT_EQ(t.Find(0x200)->name, "x");
 }
 
+// Constructor and destructor variants (C1/C2, D0/D1, a template constructor) demangle
+// alike, so perf's choice between them is a tie that keeps the first: Finish knows it
+// without demangling them (they stay pending until found).
+TEST(SymbolTableTest, CtorDtorVariantsKeepTheFirstUndemangled) {
+  SymbolTable t;
+  t.AddMangled(0x100, 0x10, "_ZN3FooC2Ev", kGlobal);
+  t.AddMangled(0x100, 0x10, "_ZN3FooC1Ev", kGlobal);
+  t.AddMangled(0x200, 0x10, "_ZN3FooD1Ev", kGlobal);
+  t.AddMangled(0x200, 0x10, "_ZN3FooD0Ev", kGlobal);
+  t.AddMangled(0x300, 0x10, "_ZN3FooC2IiEET_", kGlobal);
+  t.AddMangled(0x300, 0x10, "_ZN3FooC1IiEET_", kGlobal);
+  // One digit apart after a 'C' but no ctor-dtor name: decided on the demangled names
+  // (the first does not demangle; its raw name's leading underscore loses to "C::f").
+  t.AddMangled(0x400, 0x10, "_ZN1C2fEv", kGlobal);
+  t.AddMangled(0x400, 0x10, "_ZN1C1fEv", kGlobal);
+  t.Finish();
+  ASSERT_EQ(t.size(), 4u);
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(t.symbols()[i].demangle_pending, 1) << i;
+  EXPECT_EQ(t.symbols()[0].name, "_ZN3FooC2Ev");
+  EXPECT_EQ(t.symbols()[1].name, "_ZN3FooD1Ev");
+  EXPECT_EQ(t.symbols()[2].name, "_ZN3FooC2IiEET_");
+  EXPECT_EQ(t.Find(0x104)->name, "Foo::Foo");
+  EXPECT_EQ(t.Find(0x204)->name, "Foo::~Foo");
+  EXPECT_EQ(t.Find(0x304)->name, "Foo::Foo<int>");
+  EXPECT_EQ(t.Find(0x404)->name, "C::f");
+}
+
 // Several threads finding the same pending symbols see one demangled name each
 // (ThreadSanitizer checks the publication in CI).
 TEST(SymbolTableTest, ConcurrentFindsDemangleOnce) {
