@@ -278,12 +278,7 @@ void SynthesizePlt(const ElfFile& rt, const std::vector<Section>& secs, const El
     const char* raw = nullptr;
     if (gelf_getsym(*sym_data, static_cast<int>(GELF_R_SYM(info)), &sym))
       raw = elf_strptr(rt.elf(), dynsym->shdr.sh_link, sym.st_name);
-    std::string name;
-    if (raw && *raw) {
-      std::string d = options.demangle ? DemangleLikePerf(raw, options.demangle_params) : std::string();
-      name = d.empty() ? raw : d;
-    }
-    entries.push_back({offset, std::move(name)});
+    entries.push_back({offset, raw ? std::string(raw) : std::string()});
   }
   bool x86 = ehdr.e_machine == EM_X86_64 || ehdr.e_machine == EM_386;
   // x86 PLT slots follow GOT order (IFUNC relocations can be listed out of order).
@@ -309,8 +304,11 @@ void SynthesizePlt(const ElfFile& rt, const std::vector<Section>& secs, const El
   uint64_t at = first;
   for (const PltEntry& e : entries) {
     if (at + entry > limit) break;
-    std::string name = e.name.empty() ? fmt::format("offset_{:#x}@plt", at) : e.name + "@plt";
-    table->Add(at, entry, name, STB_GLOBAL, STT_FUNC);
+    // Demangled when first found, as the table's other names.
+    if (options.demangle && MaybeMangled(e.name)) table->AddMangledPlt(at, entry, e.name);
+    else
+      table->Add(at, entry, e.name.empty() ? fmt::format("offset_{:#x}@plt", at) : e.name + "@plt", STB_GLOBAL,
+                 STT_FUNC);
     at += entry;
   }
 }

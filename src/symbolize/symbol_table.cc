@@ -14,6 +14,7 @@ namespace {
 
 constexpr uint8_t kStbGlobal = 1;
 constexpr uint8_t kStbWeak = 2;
+constexpr uint8_t kSttFunc = 2;
 constexpr uint64_t kPage = 4096;
 
 size_t LeadingUnderscores(std::string_view s) {
@@ -173,11 +174,20 @@ void SymbolTable::AddMangled(uint64_t start, uint64_t size, std::string_view man
   symbols_.back().demangle_pending = 1;
 }
 
+void SymbolTable::AddMangledPlt(uint64_t start, uint64_t size, std::string_view mangled) {
+  Add(start, size, std::string(mangled) + "@plt", kStbGlobal, kSttFunc);
+  symbols_.back().demangle_pending = Symbol::kPendingPlt;
+}
+
 void SymbolTable::DemanglePending(const Symbol* s) const {
   std::lock_guard lock(demangle_mutex_);
   Symbol& sym = const_cast<Symbol&>(*s);  // the table owns it; only this function writes after Finish
   if (!sym.demangle_pending) return;  // another thread was first
-  const std::string demangled = DemangleLikePerf(sym.name, demangle_params_);
+  constexpr std::string_view kPlt = "@plt";
+  const bool plt = sym.demangle_pending == Symbol::kPendingPlt;
+  std::string demangled =
+      DemangleLikePerf(plt ? sym.name.substr(0, sym.name.size() - kPlt.size()) : sym.name, demangle_params_);
+  if (!demangled.empty() && plt) demangled += kPlt;
   if (!demangled.empty()) sym.name = const_cast<SymbolTable*>(this)->Store(demangled);
   std::atomic_ref<uint8_t>(sym.demangle_pending).store(0, std::memory_order_release);
 }
@@ -187,8 +197,14 @@ void SymbolTable::Finish() {
   // Stable: among equal starts the earlier Add comes first, like perf's rb-tree insert.
   // Tables often arrive sorted (kallsyms, a second Finish): then there is nothing to do.
   auto by_start = [](const Symbol& a, const Symbol& b) { return a.start < b.start; };
-  if (!std::is_sorted(symbols_.begin(), symbols_.end(), by_start))
-    std::stable_sort(symbols_.begin(), symbols_.end(), by_start);
+  // A second Finish sees the first one's sorted symbols and the ones added since (perf's
+  // .dynsym after .symtab, the PLT entries): sorting the new ones and merging keeps the
+  // order stable_sort would give, for a fraction of its moves.
+  const auto sorted_end = std::is_sorted_until(symbols_.begin(), symbols_.end(), by_start);
+  if (sorted_end != symbols_.end()) {
+    std::stable_sort(sorted_end, symbols_.end(), by_start);
+    std::inplace_merge(symbols_.begin(), sorted_end, symbols_.end(), by_start);
+  }
   // symbols__fixup_end: a zero-size symbol reaches the next start; the last one gets
   // the rest of its page plus one page.
   for (size_t i = 0; i + 1 < symbols_.size(); ++i) {

@@ -33,7 +33,9 @@ struct Symbol {
   // Set while `name` is still the mangled form of a symbol added with AddMangled: the
   // table demangles it when Find first returns it (perf demangles every name at load;
   // most are never printed, and demangling them all was a third of a flat report).
+  // kPendingPlt: added with AddMangledPlt, `name` is the mangled one then "@plt".
   // Read and cleared atomically (std::atomic_ref); readers go through Find.
+  static constexpr uint8_t kPendingPlt = 2;
   uint8_t demangle_pending = 0;
 };
 
@@ -87,6 +89,9 @@ class SymbolTable {
   // (DemangleLikePerf: signature dropped; the raw name when demangling fails) when Find
   // first returns it, or when Finish must compare it with another at its address.
   void AddMangled(uint64_t start, uint64_t size, std::string_view mangled, uint8_t binding = 1, uint8_t type = 2);
+  // AddMangled for a synthesized PLT entry: the name printed is `mangled` demangled as
+  // AddMangled's, then "@plt" (the raw name then "@plt" when demangling fails).
+  void AddMangledPlt(uint64_t start, uint64_t size, std::string_view mangled);
   // AddMangled names demangle with their parameters (DemangleWithParamsLikePerf, perf's
   // -v) instead. Set before Find or Finish first demangles one.
   void set_demangle_params(bool on) { demangle_params_ = on; }

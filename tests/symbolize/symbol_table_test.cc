@@ -182,6 +182,41 @@ TEST(SymbolTableTest, MangledNamesAreDemangledWhenFound) {
   EXPECT_EQ(t.Find(0x304)->name, "plain");
 }
 
+// A synthesized PLT entry of a mangled function prints its demangled name then "@plt",
+// demangled when found as other names are (a failure keeps the raw name).
+TEST(SymbolTableTest, PltEntriesDemangleTheNameBeforeTheSuffix) {
+  SymbolTable t;
+  t.AddMangledPlt(0x100, 0x10, "_ZN2ns3fooEi");
+  t.AddMangledPlt(0x110, 0x10, "_Znot_a_mangling");
+  t.AddMangledPlt(0x120, 0x10, "_Znwm");
+  t.Finish();
+  EXPECT_EQ(t.symbols()[0].name, "_ZN2ns3fooEi@plt");
+  EXPECT_EQ(t.symbols()[0].demangle_pending, Symbol::kPendingPlt);
+  EXPECT_EQ(t.Find(0x104)->name, "ns::foo@plt");
+  EXPECT_EQ(t.Find(0x114)->name, "_Znot_a_mangling@plt");
+  EXPECT_EQ(t.Find(0x124)->name, "operator new@plt");
+  EXPECT_EQ(t.symbols()[0].demangle_pending, 0);
+}
+
+// Symbols added after a Finish are merged into the sorted ones as one stable sort of
+// them all would place them: among equal starts, in the order they were added.
+TEST(SymbolTableTest, SecondFinishMergesStably) {
+  SymbolTable t;
+  t.Add(0x300, 0x10, "c", kGlobal);
+  t.Add(0x100, 0x10, "a", kGlobal);
+  t.Finish();
+  t.Add(0x200, 0x10, "b", kGlobal);
+  t.Add(0x100, 0x10, "z", kGlobal);  // a full tie with "a": the one added first stays
+  t.Add(0x050, 0x10, "first", kGlobal);
+  t.Finish();
+  ASSERT_EQ(t.size(), 4u);
+  EXPECT_EQ(t.symbols()[0].name, "first");
+  EXPECT_EQ(t.symbols()[1].name, "a");
+  EXPECT_EQ(t.symbols()[2].name, "b");
+  EXPECT_EQ(t.symbols()[3].name, "c");
+  for (size_t i = 0; i < t.size(); ++i) EXPECT_EQ(t.symbols()[i].index, i);
+}
+
 // Duplicates at one address are chosen on the demangled names, as perf does: the
 // mangled "_Z1aiiiiii" is longer than "_Z3bcdv", but "a" is shorter than "bcd".
 TEST(SymbolTableTest, DuplicatesCompareDemangledNames) {
