@@ -43,8 +43,11 @@ Result<SessionOptions> ExportSessionOptions(PerfFile* file, const ExportOptions&
   // timeline needs every sample's time.
   so.coalesce = !chains && options.format != ExportFormat::kFirefox;
   // Folded stacks and the HTML report count samples per stack, in nothing but
-  // first-seen order: samples with the same recorded chain are summed too.
-  so.coalesce_chains = options.format == ExportFormat::kFolded || options.format == ExportFormat::kHtml;
+  // first-seen order: samples with the same recorded chain are summed too. So does
+  // pprof, per (thread, stack), when no sample is filtered out: its time range is then
+  // the session's over the summed samples, the same as over every sample.
+  so.coalesce_chains = options.format == ExportFormat::kFolded || options.format == ExportFormat::kHtml ||
+                       (options.format == ExportFormat::kPprof && so.filter.empty());
   so.use_threads = options.use_threads;
   // The pprof consumer finds each new frame's map in the Machine: on the resolving thread.
   so.consumer_thread = false;
@@ -105,6 +108,8 @@ Result<std::string> Export::Output() {
     html_->AppendJson(file_->path(), &json);
     return RenderHtmlReport(json, fmt::format("perflens: {}", file_->path()));
   }
+  const auto [first_time, last_time] = session_->summed_chain_times();
+  if (first_time <= last_time) pprof_->AddSampleTimes(first_time, last_time);
   const HeaderEnv& env = file_->env();
   std::vector<std::string> comments = {fmt::format("perflens export of {}", file_->path())};
   return pprof_->Serialize(env, comments, &session_->symbolizer());

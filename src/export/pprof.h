@@ -32,6 +32,7 @@
 //   of a clock event: 1e9 / freq ns; another event sampled by frequency: 0).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -59,6 +60,12 @@ class PprofConsumer : public SampleConsumer {
   // Interns the samples still pending (OnSample batches them); nr_samples() and
   // Serialize count only interned ones.
   void Finish() override;
+  // The first and last time (ns) of samples delivered without theirs (summed with
+  // their chains: Session::summed_chain_times), for the profile's time and duration.
+  void AddSampleTimes(uint64_t first, uint64_t last) {
+    first_time_ = std::min(first_time_, first);
+    last_time_ = std::max(last_time_, last);
+  }
 
   // The profile, serialized and gzip-compressed. From `env`: HEADER_SAMPLE_TIME when
   // the samples came summed (without times), HEADER_CLOCK_DATA for the wall clock.

@@ -844,9 +844,13 @@ void Session::ProcessDecoded(const Sample& s, const Evsel& ev, uint64_t perf_dat
   SumChain(c);
 }
 
-void Session::FillChainSample(const Sample& s, const Evsel& ev, ChainSample* out) const {
+void Session::FillChainSample(const Sample& s, const Evsel& ev, ChainSample* out) {
   out->key = {s.ip, s.pid, s.tid, options_.coalesce_by_cpu ? s.cpu : 0, static_cast<uint16_t>(ev.index), s.cpumode()};
   out->period = s.period;
+  if (s.time) {
+    summed_first_time_ = std::min(summed_first_time_, s.time);
+    summed_last_time_ = std::max(summed_last_time_, s.time);
+  }
   if (NeedsFor(static_cast<uint32_t>(ev.index)).callchain) {
     out->chain = s.callchain.data;
     out->chain_words = static_cast<uint32_t>(s.callchain.size);

@@ -361,6 +361,10 @@ class Session {
   Symbolizer& symbolizer() { return *symbolizer_; }
   const Symbolizer& symbolizer() const { return *symbolizer_; }
   const SessionCounters& counters() const { return counters_; }
+  // The first and last PERF_SAMPLE_TIME (ns; 0 times skipped) of the samples summed
+  // with their chains (SessionOptions::coalesce_chains), whose ResolvedSamples carry no
+  // time; {UINT64_MAX, 0} when none. After Run.
+  std::pair<uint64_t, uint64_t> summed_chain_times() const { return {summed_first_time_, summed_last_time_}; }
   // With SessionOptions::thread_read_values, after Run.
   const ThreadReadValues& thread_read_values() const { return thread_read_values_; }
   const ReadStats& read_stats() const { return read_stats_; }
@@ -431,7 +435,8 @@ class Session {
     uint32_t chain_words = 0;
     uint64_t hash = 0;
   };
-  void FillChainSample(const Sample& s, const Evsel& evsel, ChainSample* out) const;
+  void FillChainSample(const Sample& s, const Evsel& evsel, ChainSample* out);
+  uint64_t summed_first_time_ = UINT64_MAX, summed_last_time_ = 0;  // summed_chain_times()
   // Adds one to chain_sums_; may flush it, or end summing after the trial.
   void SumChain(const ChainSample& c);
   // The samples of recs[begin, ...) summed in runs (SumChainRun prefetches the table

@@ -197,6 +197,59 @@ TEST_F(SessionTest, CoalescedChainsAddUpPerKeyAndChainBetweenModelChanges) {
   EXPECT_EQ(Run(o).lines.size(), 40u);
 }
 
+// Summed samples reach consumers without times; the session keeps their first and last
+// (0 skipped) so that a consumer that needs the span (pprof's time and duration) gets
+// the one sample-by-sample delivery gives.
+TEST(SessionSummedTimesTest, SummedChainTimesSpanTheSummedSamples) {
+  PerfDataWriter w;
+  EventAttr a;
+  a.type = 1;
+  a.size = 128;
+  a.sample_type = kSampleIp | kSampleTid | kSampleTime | kSamplePeriod | kSampleCallchain;
+  a.sample_period = 1000;
+  w.AddAttr(a);
+  w.Comm(7, 7, "t");
+  for (uint64_t i = 0; i < 12; ++i) {
+    SampleFields s;
+    s.pid = s.tid = 7;
+    s.period = 1;
+    s.time = i == 0 ? 0 : 5000 - i * 100;  // out of order, one without a time
+    s.ip = kBase + (i % 2) * 0x10;
+    s.callchain = {kContextUser, s.ip, kBase + 0x100};
+    w.Sample(0, s);
+  }
+  const std::vector<uint8_t> bytes = w.Finish();
+  for (bool sum : {false, true}) {
+    SCOPED_TRACE(sum);
+    auto file = PerfFile::FromBytes(MappedFile::FromBuffer(bytes));
+    ASSERT_TRUE(file.ok());
+    SessionOptions o;
+    o.needs = {SampleNeeds{true, true}};
+    o.coalesce_chains = sum;
+    auto session = Session::Open(file->get(), std::move(o));
+    struct Times : SampleConsumer {
+      uint64_t first = UINT64_MAX, last = 0, nr_samples = 0;
+      void OnSample(const ResolvedSample& s) override {
+        if (s.time) first = std::min(first, s.time), last = std::max(last, s.time);
+        nr_samples += s.nr_samples;
+      }
+    } times;
+    session->AddConsumer(&times);
+    ASSERT_TRUE(session->Run().ok());
+    EXPECT_EQ(times.nr_samples, 12u);
+    const auto [first, last] = session->summed_chain_times();
+    if (sum) {
+      EXPECT_EQ(times.first, UINT64_MAX);  // none delivered with a time
+      EXPECT_EQ(first, 3900u);
+      EXPECT_EQ(last, 4900u);
+    } else {
+      EXPECT_EQ(times.first, 3900u);
+      EXPECT_EQ(times.last, 4900u);
+      EXPECT_GT(first, last);  // nothing summed
+    }
+  }
+}
+
 // A consumer that sums by itself: it describes each key when first seen and adds the
 // sums per slot; the lines must equal what OnSample delivery gives.
 struct SlotRecorder : SampleConsumer {
