@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -116,12 +117,20 @@ void PrefetchCallchain(const Resolver& resolver, const Thread* thread, const U64
 // address, so offsets and source lines are those of ip, as perf prints them. When no
 // symbol holds ip - 1 the entry cannot follow a call (a call's last byte lies inside its
 // function; the bytes between functions are padding): it is a frame-pointer walk's
-// stray value, looked up as it is, as perf does.
+// stray value, looked up as it is, as perf does. The same when ip - 1 is the last byte
+// of a kernel function's padding symbol (`__pfx_f`, `__cfi_f`: nops and a CFI hash,
+// never a call): ip is f's first instruction, interrupted (the entry after an
+// interrupt's entry stub, asm_sysvec_*), and belongs to f.
+inline bool IsPaddingSymbol(std::string_view name) {
+  return name.starts_with("__pfx_") || name.starts_with("__cfi_");
+}
 inline AddrLocation ResolveEntry(Resolver& resolver, const Thread* thread, uint16_t cpumode, uint64_t ip,
                                  bool return_address) {
   if (!return_address || ip == 0) return resolver.Resolve(thread, cpumode, ip);
   AddrLocation al = resolver.Resolve(thread, cpumode, ip - 1);
-  if (!al.sym) return resolver.Resolve(thread, cpumode, ip);
+  // The name is read only at a symbol's last byte, rare for a return address.
+  if (!al.sym || (al.dso_addr + 1 == al.sym->end && IsPaddingSymbol(al.sym->name)))
+    return resolver.Resolve(thread, cpumode, ip);
   al.dso_addr += 1;
   return al;
 }

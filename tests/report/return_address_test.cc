@@ -96,5 +96,21 @@ TEST_F(ReturnAddressTest, InterruptedUserPcIsNotAReturnAddress) {
   EXPECT_EQ(out.find("ends_with_call"), std::string::npos) << out;
 }
 
+// An interrupted kernel function's first instruction (the entry after an interrupt's
+// entry stub) follows its padding symbol (__pfx_f): ip - 1 is the padding's last byte,
+// which no call ends in, so the entry is f's, as perf prints it.
+TEST_F(ReturnAddressTest, EntryAfterPaddingSymbolIsTheFunctionItself) {
+  std::ofstream(map_path_) << std::hex << kBase << " f0 ends_with_call\n"
+                           << kBase + 0xf0 << " 10 __pfx_next_function\n"
+                           << kBase + 0x100 << " 100 next_function\n"
+                           << kBase + 0x200 << " 100 leaf\n";
+  std::string out = Run(true);
+  EXPECT_NE(out.find(" 100.00%| 0.00%  |[.] next_function\n"), std::string::npos) << out;
+  EXPECT_EQ(out.find("__pfx_"), std::string::npos) << out;
+  // A return address inside the padding's symbol but not at its end is adjusted as any.
+  out = Run(true, {kContextUser, kBase + 0x210, kBase + 0xf8});
+  EXPECT_NE(out.find("[.] __pfx_next_function\n"), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace perflens
