@@ -466,7 +466,7 @@ void Session::HandleReadBatch(const ReadBatch& rb, ReadBatch** next_batch) {
     };
     size_t first = 0;
     if (coalesce_chains_) {  // never with unwind_ahead_: summed chains are not unwound
-      first = SumChains(recs, 0);
+      first = SumChains(recs);
       if (first == recs.size()) return;
     }
     if (!unwind_ahead_) {
@@ -882,7 +882,7 @@ void Session::SumChain(const ChainSample& c) {
   if (chain_sums_.held_bytes() >= kMaxChainSumsBytes) FlushChainSums();
 }
 
-size_t Session::SumChains(const std::vector<RecordView>& recs, size_t begin) {
+size_t Session::SumChains(const std::vector<RecordView>& recs) {
   constexpr size_t kRun = 128;
   ChainSample run[kRun];
   size_t n = 0;
@@ -890,7 +890,7 @@ size_t Session::SumChains(const std::vector<RecordView>& recs, size_t begin) {
     SumChainRun({run, n});
     n = 0;
   };
-  for (size_t i = begin; i < recs.size(); ++i) {
+  for (size_t i = 0; i < recs.size(); ++i) {
     if (i + kPrefetchAhead < recs.size()) __builtin_prefetch(recs[i + kPrefetchAhead].data);
     const RecordView& r = recs[i];
     if (r.type != kRecordSample) {

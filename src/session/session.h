@@ -436,13 +436,12 @@ class Session {
     uint64_t hash = 0;
   };
   void FillChainSample(const Sample& s, const Evsel& evsel, ChainSample* out);
-  uint64_t summed_first_time_ = UINT64_MAX, summed_last_time_ = 0;  // summed_chain_times()
   // Adds one to chain_sums_; may flush it, or end summing after the trial.
   void SumChain(const ChainSample& c);
-  // The samples of recs[begin, ...) summed in runs (SumChainRun prefetches the table
-  // ahead), the other records handled between them, until the end or until the trial
-  // ends summing. Returns the index of the first record not handled.
-  size_t SumChains(const std::vector<RecordView>& recs, size_t begin);
+  // The samples of `recs` summed in runs (SumChainRun prefetches the table ahead), the
+  // other records handled between them, until the end or until the trial ends summing.
+  // Returns the index of the first record not handled.
+  size_t SumChains(const std::vector<RecordView>& recs);
   void SumChainRun(std::span<const ChainSample> run);
   // A decoded sample: ProcessDecoded, or for PERF_SAMPLE_READ once per read value.
   void ProcessParsed(Sample& s, const Evsel& evsel, uint64_t perf_data_offset);
@@ -518,6 +517,7 @@ class Session {
   static constexpr size_t kMaxChainSumsBytes = size_t{16} << 20;
   // Samples and distinct entries summed so far (SessionOptions::coalesce_chains_trial).
   uint64_t chain_samples_ = 0, chain_entries_ = 0;
+  uint64_t summed_first_time_ = UINT64_MAX, summed_last_time_ = 0;  // summed_chain_times()
   bool defer_kernel_symbols_ = false;
   Sample sample_;                             // the sample being decoded, reused
   Sample next_sample_;                        // the one after it (decoded one ahead)
@@ -588,7 +588,8 @@ class Session {
   std::unique_ptr<Pipeline<SampleBatch>> sample_pipeline_;
   SampleBatch* sample_batch_ = nullptr;
   bool threaded_consumers_ = false;
-  // SessionOptions::consumer_thread applies: started by Run, or once chain summing stops.
+  // SessionOptions::consumer_thread applies: started by Run, or with summed chains at
+  // the trial (SumChain).
   bool wants_consumer_thread_ = false;
   std::thread consumer_thread_;
   void StartConsumerThread();

@@ -235,7 +235,7 @@ struct ProblemClass {
     std::string name;     // "" for a note
     std::string message;
   };
-  std::vector<Item> items;  // one per Note; at most one per Dso and reason
+  std::vector<Item> items;  // by dso_id, then in the order noted; at most one per Dso and reason
   bool unresolved = false;  // a DSO whose symbols are missing (Fail), not a note
   static constexpr size_t kMaxNames = 4;
 };
@@ -377,7 +377,9 @@ struct Symbolizer::Impl {
   void Note(const Dso& dso, const std::string& cls, std::string message, const std::string& name = "") {
     std::lock_guard<std::mutex> lock(problems_mu);
     ProblemClass& p = problems[cls];
-    p.items.push_back({dso.id(), name, std::move(message)});
+    auto at = std::upper_bound(p.items.begin(), p.items.end(), dso.id(),
+                               [](int id, const ProblemClass::Item& item) { return id < item.dso_id; });
+    p.items.insert(at, {dso.id(), name, std::move(message)});
     p.unresolved |= !name.empty();
   }
   // `cls` says why in the words of the summary: "no file", "build-id mismatch",
@@ -461,18 +463,16 @@ std::vector<std::string> Symbolizer::Problems() const {
   std::lock_guard<std::mutex> lock(impl_->problems_mu);
   std::vector<std::string> out;
   for (const auto& [cls, p] : impl_->problems) {
-    std::vector<const ProblemClass::Item*> items;
-    for (const ProblemClass::Item& item : p.items) items.push_back(&item);
-    std::stable_sort(items.begin(), items.end(), [](const auto* a, const auto* b) { return a->dso_id < b->dso_id; });
-    const std::string& first = items.front()->message;  // the summary line's example
+    const std::vector<ProblemClass::Item>& items = p.items;
+    const std::string& first = items.front().message;  // the summary line's example
     if (items.size() == 1) {
       out.push_back(p.unresolved && first.find(cls) == std::string::npos ? cls + ": " + first : first);
     } else {
       std::string names;
       size_t listed = 0;
-      for (const ProblemClass::Item* item : items) {
-        if (item->name.empty() || listed == ProblemClass::kMaxNames) continue;
-        names += (names.empty() ? ": " : ", ") + item->name;
+      for (const ProblemClass::Item& item : items) {
+        if (item.name.empty() || listed == ProblemClass::kMaxNames) continue;
+        names += (names.empty() ? ": " : ", ") + item.name;
         ++listed;
       }
       if (listed < items.size() && !names.empty()) names += ", …";
